@@ -1,0 +1,84 @@
+# writepath — build, generate, test.
+#
+#   make test    install what the tests need (Debian packages, pinned tools), then
+#                vet, lint, run every test with -race, the netns multi-host script
+#                and a bounded fuzz pass. .ci/run calls exactly this.
+#   make proto   regenerate the Go code beside the .proto files.
+#   make build   build ./writepath.
+
+SHELL := /bin/bash
+export GOFLAGS := -buildvcs=false
+TOOLS := $(CURDIR)/.tools/bin
+export PATH := $(TOOLS):$(PATH)
+
+BUF_VERSION := v1.75.0
+PROTOC_GEN_GO_VERSION := v1.36.11
+PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
+
+# Debian packages the tests drive as real peers: the server, sysbench 1.0.20,
+# fio 3.33, sysstat's iostat, fuse3 for the power-loss layer, iproute2 for netns.
+APT_PACKAGES := mariadb-server sysbench fio sysstat fuse3 iproute2
+FUZZTIME ?= 10s
+
+.PHONY: all build test deps tools proto lint vet unit netns fuzz bench clean
+
+all: build
+
+build:
+	go build -o writepath ./cmd/writepath
+
+deps:
+	@missing=""; \
+	command -v mariadbd >/dev/null || missing="$$missing mariadb-server"; \
+	command -v sysbench >/dev/null || missing="$$missing sysbench"; \
+	command -v fio      >/dev/null || missing="$$missing fio"; \
+	command -v iostat   >/dev/null || missing="$$missing sysstat"; \
+	command -v fusermount3 >/dev/null || missing="$$missing fuse3"; \
+	command -v ip       >/dev/null || missing="$$missing iproute2"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+tools: $(TOOLS)/buf $(TOOLS)/protoc-gen-go $(TOOLS)/protoc-gen-go-grpc
+
+$(TOOLS)/buf:
+	GOBIN=$(TOOLS) go install github.com/bufbuild/buf/cmd/buf@$(BUF_VERSION)
+$(TOOLS)/protoc-gen-go:
+	GOBIN=$(TOOLS) go install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+$(TOOLS)/protoc-gen-go-grpc:
+	GOBIN=$(TOOLS) go install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
+
+proto: tools
+	buf lint
+	buf generate
+
+lint: tools
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
+	buf lint
+
+vet:
+	go vet ./...
+
+unit:
+	go test -race -timeout 15m ./...
+
+netns:
+	@if [ -x deploy/netns/test.sh ]; then deploy/netns/test.sh; fi
+
+fuzz:
+	@for t in $$(git grep -l '^func Fuzz' -- '*_test.go'); do \
+	  dir=./$$(dirname $$t); \
+	  for f in $$(grep -o '^func Fuzz[A-Za-z0-9_]*' $$t | cut -d' ' -f2); do \
+	    echo "fuzz $$dir $$f ($(FUZZTIME))"; \
+	    go test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$dir || exit 1; \
+	  done; \
+	done
+
+test: deps tools lint vet unit netns fuzz
+
+bench:
+	@ls bench/*.sh
+
+clean:
+	rm -rf writepath .tools

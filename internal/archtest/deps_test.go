@@ -1,0 +1,138 @@
+// Package archtest holds tests about the shape of the code base itself.
+package archtest
+
+import (
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const mod = "github.com/writepath/writepath/"
+
+// rule constrains one package (or, with a trailing "/...", a package tree).
+type rule struct {
+	pkg string
+	// ours lists the only packages of this module it may depend on,
+	// transitively (prefixes; "/..." trees). nil means no constraint.
+	ours []string
+	// never lists packages (ours or not) that must not appear among its
+	// transitive dependencies.
+	never []string
+}
+
+// rules are DESIGN.md's import table. Kinds live under workload/<kind>.
+var rules = []rule{
+	{pkg: "hist", ours: []string{}},
+	{pkg: "workload", ours: []string{"hist"},
+		never: []string{"database/sql", mod + "proto/...", mod + "worker", mod + "coordinator/..."}},
+	{pkg: "workload/fio/...", ours: kindOurs("fio"), never: kindNever},
+	{pkg: "workload/oltp/...", ours: kindOurs("oltp"), never: kindNever},
+	{pkg: "workload/crash/...", ours: append(kindOurs("crash"), "workload/oltp/...", "proto/writepath/oltp/..."), never: kindNever},
+	{pkg: "worker/...", ours: []string{"worker/...", "proto/writepath/v1", "workload", "hist", "telemetry/diskstats", "telemetry/blockdev"},
+		never: []string{"database/sql", "go.etcd.io/bbolt"}},
+	{pkg: "coordinator", ours: []string{"coordinator", "proto/writepath/v1", "hist", "coordinator/store"},
+		never: []string{"database/sql", mod + "workload/...", mod + "mysqld"}},
+	{pkg: "coordinator/store", ours: []string{"coordinator/store", "proto/writepath/v1"}},
+	{pkg: "mysqld", ours: []string{"mysqld"}},
+	{pkg: "telemetry/...", ours: []string{"telemetry/..."}},
+}
+
+// direct lists external packages that exactly one of ours may import.
+var direct = map[string]string{
+	"github.com/HdrHistogram/hdrhistogram-go": "hist",
+	"go.etcd.io/bbolt":                        "coordinator/store",
+}
+
+var kindNever = []string{mod + "proto/writepath/v1", mod + "worker/...", mod + "coordinator/..."}
+
+func kindOurs(kind string) []string {
+	return []string{"workload/" + kind + "/...", "workload", "hist", "mysqld", "telemetry/...", "proto/writepath/" + kind + "/..."}
+}
+
+func TestImportRules(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \",\"}}|{{join .Deps \",\"}}", mod+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(string(bytes.TrimSpace(out)), "\n") {
+		f := strings.SplitN(line, "|", 3)
+		pkg := strings.TrimPrefix(f[0], mod)
+		imports, deps := split(f[1]), split(f[2])
+		for ext, only := range direct {
+			if pkg != only && contains(imports, ext) {
+				t.Errorf("%s imports %s; only %s may", pkg, ext, only)
+			}
+		}
+		for _, r := range rules {
+			if !match(r.pkg, pkg) {
+				continue
+			}
+			for _, d := range deps {
+				for _, n := range r.never {
+					if match(n, d) {
+						t.Errorf("forbidden edge: %s -> %s", pkg, d)
+					}
+				}
+				if r.ours == nil || !strings.HasPrefix(d, mod) {
+					continue
+				}
+				if !anyMatch(r.ours, strings.TrimPrefix(d, mod)) {
+					t.Errorf("forbidden edge: %s -> %s (allowed: %v)", pkg, strings.TrimPrefix(d, mod), r.ours)
+				}
+			}
+		}
+	}
+}
+
+func split(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func anyMatch(patterns []string, s string) bool {
+	for _, p := range patterns {
+		if match(p, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// match reports whether s is pattern, or lies in the tree pattern names
+// with a trailing "/...".
+func match(pattern, s string) bool {
+	if tree, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return s == tree || strings.HasPrefix(s, tree+"/")
+	}
+	return s == pattern
+}
+
+func TestMatch(t *testing.T) {
+	tests := []struct {
+		pattern, s string
+		want       bool
+	}{
+		{"workload", "workload", true},
+		{"workload", "workload/fio", false},
+		{"workload/...", "workload/fio", true},
+		{"workload/...", "workloadx", false},
+		{"workload/...", "workload", true},
+	}
+	for _, tt := range tests {
+		if got := match(tt.pattern, tt.s); got != tt.want {
+			t.Errorf("match(%q, %q) = %v; want %v", tt.pattern, tt.s, got, tt.want)
+		}
+	}
+}

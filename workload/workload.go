@@ -1,0 +1,163 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Workload runs the phases of one decoded spec.
+type Workload interface {
+	// Run executes phase on this worker's shard, recording latencies and
+	// counters into rec. It returns when the phase is complete or ctx is done
+	// (then within a second, with ctx.Err() or nil).
+	Run(ctx context.Context, phase string, env Env, rec *Recorder) error
+}
+
+// Summarizer is implemented by kinds that produce a kind-specific summary of
+// a phase (fio-shaped JSON, sysbench's sections). The worker ships it with
+// the phase result without looking inside.
+type Summarizer interface {
+	Summary(phase string) ([]byte, error)
+}
+
+// Shard is this worker's share of a phase: worker Index of Count.
+type Shard struct{ Index, Count int }
+
+// Env is what the worker hands a workload beside its spec.
+type Env struct {
+	Shard Shard
+	// DataDir is the root for relative paths named by the spec.
+	DataDir string
+	// Start is the common wall-clock start of the phase on every worker.
+	Start time.Time
+	// Log receives progress and notes; never nil when passed by the worker.
+	Log *slog.Logger
+	// Progress, if not nil, is a terminal for progress bars (local runs).
+	Progress io.Writer
+}
+
+// Logger returns env.Log, or a logger that discards when it is nil.
+func (e Env) Logger() *slog.Logger {
+	if e.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return e.Log
+}
+
+// Placement says on how many workers a phase runs.
+type Placement int
+
+const (
+	// One runs the phase on a single worker (the first selected).
+	One Placement = iota + 1
+	// All runs the phase on every selected worker.
+	All
+)
+
+func (p Placement) String() string {
+	switch p {
+	case One:
+		return "one"
+	case All:
+		return "all"
+	}
+	return fmt.Sprintf("Placement(%d)", int(p))
+}
+
+// Phase is a step of a kind's run.
+type Phase struct {
+	Name      string
+	Placement Placement
+	// Measured phases stream latency intervals; others (prepare, cleanup)
+	// only report progress and a result.
+	Measured bool
+}
+
+// Meta describes a kind. Everything but New and FromArgs is data, so that a
+// worker can advertise it and a coordinator can plan from it.
+type Meta struct {
+	// Name is the short name used on the command line ("fio", "oltp").
+	Name string
+	// Kind is the type URL of the kind's spec message, e.g.
+	// "type.googleapis.com/writepath.fio.v1.Spec".
+	Kind string
+	// Description is one line for help output.
+	Description string
+	// Phases in the order a full run executes them.
+	Phases []Phase
+	// New decodes and validates a marshalled spec, reporting every problem
+	// at once (errors.Join).
+	New func(spec []byte) (Workload, error)
+	// FromArgs builds a marshalled spec from command-line arguments in the
+	// kind's native syntax (fio options, sysbench options).
+	FromArgs func(args []string) ([]byte, error)
+}
+
+// Phase returns the named phase.
+func (m Meta) Phase(name string) (Phase, bool) {
+	for _, p := range m.Phases {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Phase{}, false
+}
+
+// registry holds the kinds linked into this binary. It is written only by
+// Register during package initialisation and read afterwards.
+var registry = struct {
+	sync.RWMutex
+	byKind map[string]Meta
+	byName map[string]string
+}{byKind: map[string]Meta{}, byName: map[string]string{}}
+
+// Register adds a kind. It is meant for init functions: a duplicate or
+// incomplete Meta is a programming error and panics.
+func Register(m Meta) {
+	if m.Name == "" || m.Kind == "" || m.New == nil || len(m.Phases) == 0 {
+		panic(fmt.Sprintf("workload: incomplete Meta for %q", m.Name))
+	}
+	registry.Lock()
+	defer registry.Unlock()
+	if _, dup := registry.byKind[m.Kind]; dup {
+		panic("workload: kind registered twice: " + m.Kind)
+	}
+	if _, dup := registry.byName[m.Name]; dup {
+		panic("workload: name registered twice: " + m.Name)
+	}
+	registry.byKind[m.Kind] = m
+	registry.byName[m.Name] = m.Kind
+}
+
+// Lookup finds a kind by spec type URL.
+func Lookup(kind string) (Meta, bool) {
+	registry.RLock()
+	defer registry.RUnlock()
+	m, ok := registry.byKind[kind]
+	return m, ok
+}
+
+// ByName finds a kind by its short name.
+func ByName(name string) (Meta, bool) {
+	registry.RLock()
+	defer registry.RUnlock()
+	m, ok := registry.byKind[registry.byName[name]]
+	return m, ok
+}
+
+// Kinds returns every registered kind, sorted by name.
+func Kinds() []Meta {
+	registry.RLock()
+	defer registry.RUnlock()
+	out := make([]Meta, 0, len(registry.byKind))
+	for _, m := range registry.byKind {
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
