@@ -12,7 +12,7 @@ TOOLS := $(CURDIR)/.tools/bin
 export PATH := $(TOOLS):$(PATH)
 
 BUF_VERSION := v1.75.0
-PROTOC_GEN_GO_VERSION := v1.36.11
+PROTOC_GEN_GO_VERSION := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 
 # Debian packages the tests drive as real peers: the server, sysbench 1.0.20,
