@@ -16,8 +16,9 @@ PROTOC_GEN_GO_VERSION := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 
 # Debian packages the tests drive as real peers: the server, sysbench 1.0.20,
-# fio 3.33, sysstat's iostat, fuse3 for the power-loss layer, iproute2 for netns.
-APT_PACKAGES := mariadb-server sysbench fio sysstat fuse3 iproute2
+# fio 3.33, sysstat's iostat, fuse3 for the power-loss layer, iproute2 for netns,
+# chromium to check that HTML reports render offline.
+APT_PACKAGES := mariadb-server sysbench fio sysstat fuse3 iproute2 chromium
 FUZZTIME ?= 10s
 
 .PHONY: all build test deps tools proto lint vet unit netns fuzz bench clean
@@ -35,6 +36,7 @@ deps:
 	command -v iostat   >/dev/null || missing="$$missing sysstat"; \
 	command -v fusermount3 >/dev/null || missing="$$missing fuse3"; \
 	command -v ip       >/dev/null || missing="$$missing iproute2"; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \

@@ -1,0 +1,236 @@
+package campaign
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// parser walks the YAML tree by hand so that every error names the line and
+// column of the offending key or value.
+type parser struct {
+	file string
+	errs []error
+}
+
+func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
+	p.errs = append(p.errs, fmt.Errorf("%s:%d:%d: %s", p.file, n.Line, n.Column, fmt.Sprintf(format, args...)))
+}
+
+// fields calls handle for every key of a mapping, refusing unknown keys.
+func (p *parser) fields(n *yaml.Node, known []string, handle func(key string, v *yaml.Node)) {
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, "expected a mapping, found %s", kindName(n))
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch {
+		case known != nil && !contains(known, k.Value):
+			p.errorf(k, "unknown key %q (known: %s)", k.Value, strings.Join(known, ", "))
+		case seen[k.Value]:
+			p.errorf(k, "duplicate key %q", k.Value)
+		default:
+			seen[k.Value] = true
+			handle(k.Value, v)
+		}
+	}
+}
+
+func (p *parser) spec(n *yaml.Node, s *Spec) {
+	known := []string{"name", "workload", "options", "server", "matrix", "cells", "groups", "rounds", "window", "aggregate", "baseline"}
+	p.fields(n, known, func(key string, v *yaml.Node) {
+		switch key {
+		case "name":
+			s.Name = p.str(v)
+		case "workload":
+			s.Workload = p.str(v)
+			if !contains(knownWorkloads, s.Workload) {
+				p.errorf(v, "unknown workload %q (known: %s)", s.Workload, strings.Join(knownWorkloads, ", "))
+			}
+		case "options":
+			s.Options = p.strs(v)
+		case "server":
+			p.server(v, &s.Server)
+		case "matrix":
+			s.Matrix = p.matrix(v)
+		case "cells":
+			s.Cells = p.cells(v)
+		case "groups":
+			s.Groups = p.groups(v)
+		case "rounds":
+			s.Rounds = p.positive(v)
+		case "window":
+			s.Window = p.window(v)
+		case "aggregate":
+			if s.Aggregate = p.str(v); s.Aggregate != "median" {
+				p.errorf(v, "aggregate %q is not supported (use median)", s.Aggregate)
+			}
+		case "baseline":
+			s.Baseline = p.str(v)
+		}
+	})
+}
+
+func (p *parser) server(n *yaml.Node, s *Server) {
+	p.fields(n, []string{"binary", "settings"}, func(key string, v *yaml.Node) {
+		switch key {
+		case "binary":
+			s.Binary = p.str(v)
+		case "settings":
+			s.Settings = p.settings(v)
+		}
+	})
+}
+
+func (p *parser) settings(n *yaml.Node) []Setting {
+	var out []Setting
+	p.fields(n, nil, func(key string, v *yaml.Node) {
+		out = append(out, Setting{Key: key, Value: p.str(v)})
+	})
+	return out
+}
+
+func (p *parser) matrix(n *yaml.Node) []Variable {
+	var out []Variable
+	p.fields(n, nil, func(key string, v *yaml.Node) {
+		vals := p.strs(v)
+		if len(vals) == 0 {
+			p.errorf(v, "matrix variable %q has no values", key)
+		}
+		out = append(out, Variable{Name: key, Values: vals})
+	})
+	return out
+}
+
+func (p *parser) cells(n *yaml.Node) []ExplicitCell {
+	if n.Kind != yaml.SequenceNode {
+		p.errorf(n, "cells must be a list, found %s", kindName(n))
+		return nil
+	}
+	var out []ExplicitCell
+	for _, item := range n.Content {
+		var c ExplicitCell
+		p.fields(item, []string{"label", "set", "options"}, func(key string, v *yaml.Node) {
+			switch key {
+			case "label":
+				c.Label = p.str(v)
+			case "set":
+				c.Set = p.settings(v)
+			case "options":
+				c.Options = p.strs(v)
+			}
+		})
+		if c.Label == "" {
+			p.errorf(item, "a cell needs a label")
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func (p *parser) groups(n *yaml.Node) []Group {
+	var out []Group
+	p.fields(n, nil, func(key string, v *yaml.Node) {
+		g := Group{Name: key, Selector: map[string]string{}}
+		for _, sel := range strings.Split(p.str(v), ",") {
+			k, val, ok := strings.Cut(strings.TrimSpace(sel), "=")
+			if !ok || k == "" {
+				p.errorf(v, "group %q: selector %q is not key=value", key, sel)
+				continue
+			}
+			g.Selector[k] = val
+		}
+		out = append(out, g)
+	})
+	return out
+}
+
+func (p *parser) window(n *yaml.Node) Window {
+	s := p.str(n)
+	from, to, ok := strings.Cut(s, "-")
+	var w Window
+	var err error
+	if w.From, err = parseSeconds(from); !ok || err != nil {
+		p.errorf(n, "window %q: want FROM-TO such as 60s-300s (or 60s-end)", s)
+		return w
+	}
+	if to != "end" {
+		if w.To, err = parseSeconds(to); err != nil || w.To <= w.From {
+			p.errorf(n, "window %q: the end must be a duration after the start, or \"end\"", s)
+		}
+	}
+	return w
+}
+
+func parseSeconds(s string) (time.Duration, error) {
+	if n, err := strconv.Atoi(s); err == nil {
+		return time.Duration(n) * time.Second, nil
+	}
+	d, err := time.ParseDuration(s)
+	if d < 0 {
+		return 0, fmt.Errorf("negative")
+	}
+	return d, err
+}
+
+func (p *parser) str(n *yaml.Node) string {
+	if n.Kind != yaml.ScalarNode {
+		p.errorf(n, "expected a value, found %s", kindName(n))
+		return ""
+	}
+	return n.Value
+}
+
+func (p *parser) strs(n *yaml.Node) []string {
+	if n.Kind == yaml.ScalarNode {
+		return []string{n.Value}
+	}
+	if n.Kind != yaml.SequenceNode {
+		p.errorf(n, "expected a list, found %s", kindName(n))
+		return nil
+	}
+	out := make([]string, 0, len(n.Content))
+	for _, c := range n.Content {
+		out = append(out, p.str(c))
+	}
+	return out
+}
+
+func (p *parser) positive(n *yaml.Node) int {
+	v, err := strconv.Atoi(p.str(n))
+	if err != nil || v < 1 {
+		p.errorf(n, "expected a whole number >= 1, found %q", n.Value)
+		return 1
+	}
+	return v
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("the value %q", n.Value)
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return "nothing"
+}
+
+// sortedKeys is used where map order must not leak into output.
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,137 @@
+package campaign
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Spec is a parsed campaign file.
+type Spec struct {
+	Name     string
+	Workload string   // kind name: oltp, fio, crash
+	Options  []string // base workload options in the kind's syntax
+	Server   Server
+	Matrix   []Variable // in file order; the product varies the last fastest
+	Cells    []ExplicitCell
+	Groups   []Group // in file order
+	Rounds   int
+	Window   Window
+	// Aggregate is how rounds combine; only "median" is defined (with min
+	// and max always reported beside it).
+	Aggregate string
+	Baseline  string // label of the baseline cell; empty: the first cell
+}
+
+// Server describes the managed server the workload starts, if any.
+type Server struct {
+	Binary   string
+	Settings []Setting // base settings, applied before a cell's
+}
+
+// Setting is one server variable.
+type Setting struct{ Key, Value string }
+
+// Variable is one matrix axis: a server setting, or a workload option when
+// its name starts with "--".
+type Variable struct {
+	Name   string
+	Values []string
+}
+
+// IsOption reports whether the variable is a workload option.
+func (v Variable) IsOption() bool { return strings.HasPrefix(v.Name, "--") }
+
+// ExplicitCell is a cell named in the spec rather than produced by the
+// matrix, such as "fsync + dw on separate disk".
+type ExplicitCell struct {
+	Label   string
+	Set     []Setting
+	Options []string
+}
+
+// Group is a named worker selector; every cell runs on every group.
+type Group struct {
+	Name     string
+	Selector map[string]string // label key -> value
+}
+
+// Window selects the intervals that count: [From, To) seconds from the run's
+// start. To == 0 means the end of the run.
+type Window struct{ From, To time.Duration }
+
+func (w Window) String() string {
+	if w.To == 0 {
+		return fmt.Sprintf("%s-end", w.From)
+	}
+	return fmt.Sprintf("%s-%s", w.From, w.To)
+}
+
+// ParseFile reads and parses a campaign spec file.
+func ParseFile(path string) (*Spec, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("campaign spec: %w", err)
+	}
+	return Parse(path, b)
+}
+
+// Parse parses a campaign spec. name is used in error positions
+// ("spec.yaml:12:3: ..."). Every problem found is reported (errors.Join).
+func Parse(name string, b []byte) (*Spec, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	p := &parser{file: name}
+	s := &Spec{Rounds: 3, Aggregate: "median"}
+	if len(doc.Content) == 0 {
+		return nil, fmt.Errorf("%s: empty campaign spec", name)
+	}
+	p.spec(doc.Content[0], s)
+	p.check(s)
+	if len(p.errs) > 0 {
+		return nil, errors.Join(p.errs...)
+	}
+	return s, nil
+}
+
+// Kinds a campaign may run.
+var knownWorkloads = []string{"oltp", "fio", "crash"}
+
+func (p *parser) check(s *Spec) {
+	if s.Name == "" {
+		p.errs = append(p.errs, fmt.Errorf("%s: name is required", p.file))
+	}
+	if !contains(knownWorkloads, s.Workload) {
+		p.errs = append(p.errs, fmt.Errorf("%s: workload must be one of %s", p.file, strings.Join(knownWorkloads, ", ")))
+	}
+	if len(s.Matrix) == 0 && len(s.Cells) == 0 {
+		p.errs = append(p.errs, fmt.Errorf("%s: a campaign needs a matrix or cells", p.file))
+	}
+	if len(s.Groups) == 0 {
+		s.Groups = []Group{{Name: "all", Selector: map[string]string{}}}
+	}
+	if s.Baseline != "" && len(p.errs) == 0 {
+		found := false
+		for _, c := range s.Expand() {
+			found = found || c.Label == s.Baseline
+		}
+		if !found {
+			p.errs = append(p.errs, fmt.Errorf("%s: baseline %q names no cell", p.file, s.Baseline))
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

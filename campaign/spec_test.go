@@ -1,0 +1,121 @@
+package campaign
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseFileFlushMethod(t *testing.T) {
+	s, err := ParseFile("testdata/flush-method.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "flush-method" || s.Workload != "oltp" || s.Rounds != 3 ||
+		s.Window != (Window{From: 60 * time.Second, To: 300 * time.Second}) {
+		t.Errorf("ParseFile() = %+v", s)
+	}
+	cells := s.Expand()
+	if len(cells) != 6 {
+		t.Fatalf("Expand() gave %d cells; want 6", len(cells))
+	}
+	wantLabels := []string{"innodb_flush_method=fsync", "innodb_flush_method=O_DSYNC", "innodb_flush_method=O_DIRECT",
+		"innodb_flush_method=O_DIRECT_NO_FSYNC", "fsync + dw on separate disk", "O_DIRECT_NO_FSYNC + dw on separate disk"}
+	for i, c := range cells {
+		if c.Label != wantLabels[i] {
+			t.Errorf("cell %d label = %q; want %q", i, c.Label, wantLabels[i])
+		}
+	}
+	plan := s.Plan()
+	if len(plan) != 6*2*3 {
+		t.Fatalf("Plan() has %d runs; want 36", len(plan))
+	}
+	first := plan[0]
+	wantArgs := []string{"--tables=100", "--table-size=1000000", "--threads=64", "--time=300", "--binary=/usr/sbin/mysqld",
+		"--set", "innodb_buffer_pool_size=48G", "--set", "innodb_redo_log_capacity=8G", "--set", "innodb_flush_method=fsync"}
+	if !reflect.DeepEqual(first.Args, wantArgs) || first.Group != "pl1" || first.Round != 1 ||
+		!reflect.DeepEqual(first.Selector, map[string]string{"disk": "pl1"}) {
+		t.Errorf("Plan()[0] = %+v; want args %v on pl1 round 1", first, wantArgs)
+	}
+	if plan[12].Round != 2 || plan[12].Cell != 0 {
+		t.Errorf("Plan()[12] = round %d cell %d; want round 2 of cell 0 (rounds are the outer loop)", plan[12].Round, plan[12].Cell)
+	}
+}
+
+func TestMatrixProductOrder(t *testing.T) {
+	s, err := Parse("m.yaml", []byte(`
+name: m
+workload: fio
+matrix:
+  a: [1, 2]
+  --bs: [4k, 16k, 64k]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range s.Expand() {
+		got = append(got, c.Label+"|"+strings.Join(c.Options, ","))
+	}
+	want := []string{"a=1 bs=4k|--bs=4k", "a=1 bs=16k|--bs=16k", "a=1 bs=64k|--bs=64k",
+		"a=2 bs=4k|--bs=4k", "a=2 bs=16k|--bs=16k", "a=2 bs=64k|--bs=64k"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Expand() = %v; want %v", got, want)
+	}
+	if s.Groups[0].Name != "all" || s.Rounds != 3 {
+		t.Errorf("defaults: groups %v rounds %d; want one group \"all\", 3 rounds", s.Groups, s.Rounds)
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		want       []string // each must appear in the error
+	}{
+		{"unknown key", "name: x\nworkload: fio\nmatrx:\n  a: [1]\n", []string{"s.yaml:3:1: unknown key \"matrx\""}},
+		{"bad workload", "name: x\nworkload: tpcc\nmatrix: {a: [1]}\n", []string{"s.yaml:2:11: unknown workload \"tpcc\""}},
+		{"rounds type", "name: x\nworkload: fio\nmatrix: {a: [1]}\nrounds: three\n", []string{"s.yaml:4:9: expected a whole number"}},
+		{"bad window", "name: x\nworkload: fio\nmatrix: {a: [1]}\nwindow: 300s-60s\n", []string{"s.yaml:4:9: window"}},
+		{"no cells", "name: x\nworkload: fio\n", []string{"needs a matrix or cells"}},
+		{"cell without label", "name: x\nworkload: fio\ncells:\n  - set: {a: 1}\n", []string{"s.yaml:4:5: a cell needs a label"}},
+		{"selector", "name: x\nworkload: fio\nmatrix: {a: [1]}\ngroups: {g: nvme}\n", []string{"s.yaml:4:13: group \"g\": selector"}},
+		{"baseline", "name: x\nworkload: fio\nmatrix: {a: [1]}\nbaseline: zzz\n", []string{"baseline \"zzz\" names no cell"}},
+		{"all at once", "workload: fio\nmatrix: {a: []}\nrounds: 0\n", []string{"name is required", "has no values", "whole number"}},
+		{"not yaml", "name: [x\n", []string{"s.yaml: yaml:"}},
+		{"empty", "", []string{"empty campaign spec"}},
+		{"duplicate", "name: x\nname: y\nworkload: fio\nmatrix: {a: [1]}\n", []string{"s.yaml:2:1: duplicate key"}},
+	}
+	for _, tt := range tests {
+		_, err := Parse("s.yaml", []byte(tt.yaml))
+		if err == nil {
+			t.Errorf("%s: Parse() succeeded; want an error", tt.name)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: Parse() error = %q; want it to contain %q", tt.name, err, w)
+			}
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("name: x\nworkload: fio\nmatrix: {a: [1, 2]}\ncells: [{label: c, set: {k: v}}]\ngroups: {g: a=b}\nwindow: 1-2\n"))
+	f.Add([]byte("name: &a x\nworkload: *a\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := Parse("f.yaml", b)
+		if err != nil {
+			return
+		}
+		// Whatever parses must expand and plan without panicking, with a
+		// baseline that names a cell.
+		cells := s.Expand()
+		if len(cells) == 0 {
+			t.Fatalf("parsed spec expands to no cells: %+v", s)
+		}
+		if n := len(s.Plan()); n != len(cells)*len(s.Groups)*s.Rounds {
+			t.Fatalf("Plan() = %d runs; want %d", n, len(cells)*len(s.Groups)*s.Rounds)
+		}
+	})
+}

@@ -1,0 +1,199 @@
+// Builds every chart of a writepath report from the JSON in #data. Each
+// chart's element gets data-points (how many values it drew) once ECharts
+// has finished rendering, so a headless browser test can tell a drawn chart
+// from an empty one.
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("data").textContent);
+  var root = document.getElementById("report");
+  var charts = [];
+
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function chart(parent, id, option, points) {
+    var div = el("div", { "class": "chart", id: id, "data-chart": id });
+    parent.appendChild(div);
+    var c = echarts.init(div, null, { renderer: "canvas" });
+    c.on("finished", function () { div.setAttribute("data-points", String(points)); });
+    option.animation = false;
+    option.tooltip = option.tooltip || { trigger: "axis" };
+    option.grid = option.grid || { left: 64, right: 24, top: 48, bottom: 40 };
+    c.setOption(option);
+    charts.push(c);
+    return c;
+  }
+
+  function zip(t, v) {
+    var out = [];
+    for (var i = 0; i < t.length && i < v.length; i++) out.push([t[i], v[i]]);
+    return out;
+  }
+
+  function count(series) {
+    var n = 0;
+    series.forEach(function (s) { n += s.data.length; });
+    return n;
+  }
+
+  function timeChart(parent, id, title, unit, series, logY) {
+    if (count(series) === 0) return;
+    chart(parent, id, {
+      title: { text: title, left: 8, textStyle: { fontSize: 14 } },
+      legend: { top: 24, right: 8 },
+      xAxis: { type: "value", name: "s", min: "dataMin" },
+      yAxis: { type: logY ? "log" : "value", name: unit, scale: true },
+      series: series
+    }, count(series));
+  }
+
+  function line(name, t, v) { return { name: name, type: "line", showSymbol: false, data: zip(t || [], v || []) }; }
+
+  function distChart(parent, id, ops) {
+    var series = [];
+    ops.forEach(function (o) {
+      if (!o.Dist) return;
+      series.push({
+        name: o.Name, type: "line", showSymbol: true, symbolSize: 4,
+        data: o.Dist.filter(function (d) { return d[0] < 100; })
+          .map(function (d) { return [1 / (1 - d[0] / 100), d[1]]; })
+      });
+    });
+    if (count(series) === 0) return;
+    chart(parent, id, {
+      title: { text: "Latency by percentile (HDR)", left: 8, textStyle: { fontSize: 14 } },
+      legend: { top: 24, right: 8 },
+      tooltip: { trigger: "axis", valueFormatter: function (v) { return v.toFixed(3) + " ms"; } },
+      xAxis: {
+        type: "log", min: 1, max: 100000,
+        axisLabel: { formatter: function (x) { return (100 - 100 / x).toPrecision(6).replace(/\.?0+$/, "") + "%"; } }
+      },
+      yAxis: { type: "value", name: "ms" },
+      series: series
+    }, count(series));
+  }
+
+  function workersChart(parent, id, workers) {
+    if (!workers || workers.length === 0) return;
+    var names = workers.map(function (w) { return w.Name; });
+    var series = [
+      { name: "ops/s", type: "bar", data: workers.map(function (w) { return w.Rate; }) },
+      { name: "p99 ms", type: "bar", yAxisIndex: 1, data: workers.map(function (w) { return w.P99Ms; }) }
+    ];
+    chart(parent, id, {
+      title: { text: "Per worker", left: 8, textStyle: { fontSize: 14 } },
+      legend: { top: 24, right: 8 },
+      xAxis: { type: "category", data: names },
+      yAxis: [{ type: "value", name: "ops/s" }, { type: "value", name: "p99 ms" }],
+      series: series
+    }, count(series));
+  }
+
+  function panel(parent, id, title, list) {
+    if (!list || list.length === 0) return;
+    var series = list.map(function (s) { return line(s.Name + (s.Unit ? " (" + s.Unit + ")" : ""), s.T, s.Values); });
+    timeChart(parent, id, title, "", series, false);
+  }
+
+  function renderRun(r, i) {
+    var sec = el("section", { "data-run": r.ID });
+    sec.appendChild(el("h2", {}, (r.Title || ("run " + r.ID))));
+    sec.appendChild(el("div", { "class": "meta" },
+      [r.Kind, r.State, r.Started, r.IntervalS ? r.IntervalS + " s intervals" : ""].filter(Boolean).join(" · ")));
+    var ops = r.Ops || [];
+    if (ops.length) {
+      var t = el("table");
+      t.appendChild(el("tr")).innerHTML = "<th>op</th><th>count</th><th>mean ms</th><th>p99 ms</th><th>max ms</th>";
+      ops.forEach(function (o) {
+        var tr = el("tr");
+        [o.Name, o.Count, (o.MeanMs || 0).toFixed(3), (o.P99Ms || 0).toFixed(3), (o.MaxMs || 0).toFixed(3)]
+          .forEach(function (v) { tr.appendChild(el("td", {}, String(v))); });
+        t.appendChild(tr);
+      });
+      sec.appendChild(t);
+    }
+    var g = el("div", { "class": "grid" });
+    sec.appendChild(g);
+    root.appendChild(sec);
+    var p = "r" + i + "-";
+    timeChart(g, p + "throughput", "Throughput", "ops/s", ops.map(function (o) { return line(o.Name, o.T, o.Rate); }));
+    var lat = [];
+    ops.forEach(function (o) {
+      lat.push(line(o.Name + " p50", o.T, o.P50), line(o.Name + " p99", o.T, o.P99), line(o.Name + " p99.9", o.T, o.P999));
+    });
+    timeChart(g, p + "latency", "Latency over time", "ms", lat, true);
+    distChart(g, p + "distribution", ops);
+    workersChart(g, p + "workers", r.Workers);
+    panel(g, p + "iostat", "iostat -x", r.Devices);
+    panel(g, p + "innodb", "InnoDB", r.InnoDB);
+    if (r.Notes && r.Notes.length) sec.appendChild(el("pre", {}, r.Notes.join("\n")));
+  }
+
+  function renderCampaign(t, unit) {
+    var sec = el("section", { "data-campaign": t.Campaign });
+    sec.appendChild(el("h2", {}, "Campaign " + t.Campaign + " — median " + unit + " per cell and group"));
+    root.appendChild(sec);
+    var labels = t.Rows.map(function (r) { return r.Label; });
+    var series = [];
+    t.Groups.forEach(function (g, gi) {
+      series.push({ name: g, type: "bar", data: t.Rows.map(function (r) { return r.Aggs[gi].Throughput; }) });
+    });
+    var spread = [];
+    t.Groups.forEach(function (g, gi) {
+      t.Rows.forEach(function (r, ri) {
+        var a = r.Aggs[gi];
+        if (a.Rounds > 0) spread.push([ri, gi, a.ThroughputMin, a.ThroughputMax]);
+      });
+    });
+    var n = t.Groups.length;
+    series.push({
+      name: "rounds min–max", type: "custom", z: 10, data: spread,
+      renderItem: function (params, api) {
+        var ri = api.value(0), gi = api.value(1);
+        var lo = api.coord([ri, api.value(2)]), hi = api.coord([ri, api.value(3)]);
+        var band = api.size([1, 0])[0] * 0.8, w = band / n;
+        var x = lo[0] - band / 2 + w * (gi + 0.5);
+        var style = { stroke: "#1d2330", lineWidth: 1.5 };
+        return { type: "group", children: [
+          { type: "line", shape: { x1: x, y1: lo[1], x2: x, y2: hi[1] }, style: style },
+          { type: "line", shape: { x1: x - 5, y1: lo[1], x2: x + 5, y2: lo[1] }, style: style },
+          { type: "line", shape: { x1: x - 5, y1: hi[1], x2: x + 5, y2: hi[1] }, style: style }
+        ] };
+      }
+    });
+    var g = el("div", { "class": "grid" });
+    sec.appendChild(g);
+    chart(g, "campaign-bars", {
+      title: { text: "Median " + unit + " (bars) and round spread", left: 8, textStyle: { fontSize: 14 } },
+      legend: { top: 24, right: 8 },
+      xAxis: { type: "category", data: labels, axisLabel: { interval: 0, rotate: labels.length > 4 ? 20 : 0 } },
+      yAxis: { type: "value", name: unit },
+      grid: { left: 64, right: 24, top: 56, bottom: 80 },
+      series: series
+    }, count(series));
+    var tab = el("table");
+    var head = "<th>cell</th>";
+    t.Groups.forEach(function (g) { head += "<th>" + g + " " + unit + "</th><th>" + g + " p99 ms</th><th>Δ</th>"; });
+    tab.appendChild(el("tr")).innerHTML = head;
+    t.Rows.forEach(function (r) {
+      var tr = el("tr");
+      tr.appendChild(el("td", {}, r.Label));
+      r.Aggs.forEach(function (a) {
+        tr.appendChild(el("td", {}, a.Rounds ? Math.round(a.Throughput) + " (" + Math.round(a.ThroughputMin) + "–" + Math.round(a.ThroughputMax) + ")" : "-"));
+        tr.appendChild(el("td", {}, a.Rounds ? (a.P99 / 1e6).toFixed(2) : "-"));
+        tr.appendChild(el("td", {}, r.Label === t.Baseline ? "base" : (a.Rounds ? a.DeltaPct.toFixed(1) + "%" : "-")));
+      });
+      tab.appendChild(tr);
+    });
+    sec.appendChild(tab);
+  }
+
+  if (data.campaign) renderCampaign(data.campaign, data.unit || "ops/s");
+  (data.runs || []).forEach(renderRun);
+  // Charts were sized as the grid filled; size them to their final cells.
+  charts.forEach(function (c) { c.resize(); });
+})();
