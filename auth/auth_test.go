@@ -1,0 +1,147 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+)
+
+const healthService = "grpc.health.v1.Health"
+
+// serve starts a real gRPC server on loopback with the health service under
+// p and returns its address.
+func serve(t *testing.T, p Policy) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := grpc.NewServer(p.ServerOptions()...)
+	healthpb.RegisterHealthServer(s, health.NewServer())
+	go s.Serve(l)
+	t.Cleanup(s.Stop)
+	return l.Addr().String()
+}
+
+func check(addr string, opts ...grpc.DialOption) error {
+	conn, err := grpc.NewClient(addr, opts...)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{})
+	return err
+}
+
+func initDir(t *testing.T) string {
+	dir := filepath.Join(t.TempDir(), "certs")
+	if err := InitCerts(dir, []string{"coord.example"}, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func files(dir string, r Role) TLSFiles {
+	return TLSFiles{Cert: CertFile(dir, r), Key: KeyFile(dir, r), CA: filepath.Join(dir, Files.CA)}
+}
+
+func TestMutualTLSRoles(t *testing.T) {
+	dir, other := initDir(t), initDir(t)
+	srvConf, err := ServerConfig(files(dir, RoleCoordinator))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serve(t, Policy{TLS: srvConf, Roles: map[string][]Role{healthService: {RoleClient}}})
+	dial := func(f TLSFiles) error {
+		c, err := ClientConfig(f, "localhost")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return check(addr, DialOptions(c, "")...)
+	}
+	if err := dial(files(dir, RoleClient)); err != nil {
+		t.Errorf("client certificate: %v; want success", err)
+	}
+	if err := dial(files(dir, RoleWorker)); status.Code(err) != codes.PermissionDenied {
+		t.Errorf("worker certificate on a client-only service: %v; want PermissionDenied", err)
+	}
+	// A certificate from another CA: the handshake fails both ways.
+	f := files(other, RoleClient)
+	f.CA = filepath.Join(dir, Files.CA)
+	if err := dial(f); status.Code(err) != codes.Unavailable {
+		t.Errorf("certificate of a foreign CA: %v; want the connection refused", err)
+	}
+	// Plaintext to a TLS coordinator never reaches a handler.
+	if err := check(addr, grpc.WithTransportCredentials(insecure.NewCredentials())); err == nil {
+		t.Error("plaintext call to a TLS coordinator succeeded")
+	}
+}
+
+func TestBearerToken(t *testing.T) {
+	addr := serve(t, Policy{Token: "s3cret"})
+	plain := grpc.WithTransportCredentials(insecure.NewCredentials())
+	tests := []struct {
+		token string
+		want  codes.Code
+	}{
+		{"s3cret", codes.OK},
+		{"", codes.Unauthenticated},
+		{"guess", codes.Unauthenticated},
+	}
+	for _, tt := range tests {
+		err := check(addr, append(DialOptions(nil, tt.token), plain)...)
+		if status.Code(err) != tt.want {
+			t.Errorf("token %q: %v; want %v", tt.token, err, tt.want)
+		}
+	}
+}
+
+func TestInitCertsRefusesOverwrite(t *testing.T) {
+	dir := initDir(t)
+	if err := InitCerts(dir, nil, time.Hour); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("second InitCerts = %v; want a refusal", err)
+	}
+	if st, err := os.Stat(KeyFile(dir, RoleWorker)); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("worker key mode = %v, %v; want 0600", st.Mode(), err)
+	}
+}
+
+func TestReadToken(t *testing.T) {
+	dir := t.TempDir()
+	good, empty := filepath.Join(dir, "t"), filepath.Join(dir, "e")
+	os.WriteFile(good, []byte("  abc \nrest"), 0o600)
+	os.WriteFile(empty, []byte("\n"), 0o600)
+	if tok, err := ReadToken(good); tok != "abc" || err != nil {
+		t.Errorf("ReadToken(good) = %q, %v", tok, err)
+	}
+	if _, err := ReadToken(empty); err == nil {
+		t.Error("ReadToken(empty) succeeded; an empty token would admit anyone")
+	}
+}
+
+func TestTLSFilesValidate(t *testing.T) {
+	if err := (TLSFiles{Cert: "c"}).Validate(); err == nil {
+		t.Error("Validate() with only a cert succeeded")
+	}
+	if err := (TLSFiles{}).Validate(); err != nil {
+		t.Errorf("Validate() with no TLS = %v", err)
+	}
+	var pathErr *os.PathError
+	if _, err := ServerConfig(TLSFiles{Cert: "/nonexistent", Key: "/nonexistent", CA: "/nonexistent"}); !errors.As(err, &pathErr) {
+		t.Errorf("ServerConfig(missing files) = %v; want a path error", err)
+	}
+}
