@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"sort"
 	"sync"
 	"time"
@@ -39,6 +40,50 @@ type Env struct {
 	Log *slog.Logger
 	// Progress, if not nil, is a terminal for progress bars (local runs).
 	Progress io.Writer
+	// Guard, if not nil, decides which paths, binaries and sizes the job may
+	// use. The worker sets it from its --data-dir and --allow-* flags; local
+	// runs started by the user leave it nil.
+	Guard Guard
+}
+
+// Guard is the worker's policy for host resources. Kinds call it for every
+// path, binary and size a spec names, before any I/O.
+type Guard interface {
+	// Path resolves path (relative to the data dir, symlinks and ".."
+	// followed) and returns it if the job may use it.
+	Path(path string) (string, error)
+	// Binary reports whether the job may execute the server binary.
+	Binary(path string) error
+	// Space reports whether dir's filesystem has need bytes free.
+	Space(dir string, need int64) error
+}
+
+// Path resolves a path named by a spec: through the Guard when there is
+// one, else relative to DataDir.
+func (e Env) Path(p string) (string, error) {
+	if e.Guard != nil {
+		return e.Guard.Path(p)
+	}
+	if filepath.IsAbs(p) || e.DataDir == "" {
+		return p, nil
+	}
+	return filepath.Join(e.DataDir, p), nil
+}
+
+// Binary checks a server binary through the Guard, if any.
+func (e Env) Binary(p string) error {
+	if e.Guard != nil {
+		return e.Guard.Binary(p)
+	}
+	return nil
+}
+
+// Space checks free space through the Guard, if any.
+func (e Env) Space(dir string, need int64) error {
+	if e.Guard != nil {
+		return e.Guard.Space(dir, need)
+	}
+	return nil
 }
 
 // Logger returns env.Log, or a logger that discards when it is nil.

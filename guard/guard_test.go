@@ -1,0 +1,80 @@
+package guard
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestPath(t *testing.T) {
+	tmp := t.TempDir()
+	data := filepath.Join(tmp, "data")
+	extra := filepath.Join(tmp, "extra")
+	secret := filepath.Join(tmp, "secret")
+	for _, d := range []string{data, extra, secret, filepath.Join(data, "sub")} {
+		os.MkdirAll(d, 0o755)
+	}
+	os.Symlink(secret, filepath.Join(data, "escape"))       // points outside
+	os.Symlink(extra, filepath.Join(data, "toextra"))       // points to an allowed root
+	os.Symlink("../data/sub", filepath.Join(extra, "back")) // relative, inside
+	os.Symlink("loop", filepath.Join(data, "loop"))
+	p, err := New(data, []string{extra}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		in      string
+		want    string // resolved path, or "" for a refusal
+		outside bool
+	}{
+		{"f.dat", filepath.Join(data, "f.dat"), false},
+		{"sub/new/f.dat", filepath.Join(data, "sub/new/f.dat"), false},
+		{"../secret/x", "", true},
+		{"sub/../../secret/x", "", true},
+		{"escape/x", "", true},
+		{"escape/../data/x", filepath.Join(data, "x"), false}, // ".." after a symlink is taken from its target: secret/.. = tmp
+		{"escape/../secret/x", "", true},
+		{"sub/../escape/x", "", true},
+		{"toextra/y", filepath.Join(extra, "y"), false},
+		{filepath.Join(extra, "back/z"), filepath.Join(data, "sub/z"), false},
+		{"/etc/passwd", "", true},
+		{"nonexistent/../../secret", "", true},
+		{"loop/x", "", false},
+	}
+	for _, tt := range tests {
+		got, err := p.Path(tt.in)
+		switch {
+		case tt.want != "" && (err != nil || got != tt.want):
+			t.Errorf("Path(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		case tt.want == "" && err == nil:
+			t.Errorf("Path(%q) = %q; want a refusal", tt.in, got)
+		case tt.outside && !errors.Is(err, ErrOutside):
+			t.Errorf("Path(%q) error = %v; want ErrOutside", tt.in, err)
+		}
+	}
+}
+
+func TestBinaryAndSpace(t *testing.T) {
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "mariadbd")
+	os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755)
+	link := filepath.Join(tmp, "mysqld")
+	os.Symlink(bin, link)
+	p, err := New(tmp, nil, []string{link})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Binary(bin); err != nil {
+		t.Errorf("Binary(%s) = %v; want allowed (the allow-list entry links to it)", bin, err)
+	}
+	if err := p.Binary("/bin/sh"); !errors.Is(err, ErrBinary) {
+		t.Errorf("Binary(/bin/sh) = %v; want ErrBinary", err)
+	}
+	if err := p.Space("new/dir", 1<<20); err != nil {
+		t.Errorf("Space(1 MiB) = %v", err)
+	}
+	if err := p.Space(".", 1<<62); !errors.Is(err, ErrNoSpace) {
+		t.Errorf("Space(4 EiB) = %v; want ErrNoSpace", err)
+	}
+}
