@@ -141,6 +141,12 @@ func ms(ns int64) string {
 		return fmt.Sprintf("%.0f ms", v)
 	case v >= 10:
 		return fmt.Sprintf("%.1f ms", v)
+	case v >= 1:
+		return fmt.Sprintf("%.2f ms", v)
+	case v >= 0.01:
+		// Page-cache writes and fast NVMe syncs sit in microseconds; two
+		// decimals of a millisecond would print them as 0.00.
+		return fmt.Sprintf("%.0f µs", v*1000)
 	}
-	return fmt.Sprintf("%.2f ms", v)
+	return fmt.Sprintf("%.1f µs", v*1000)
 }

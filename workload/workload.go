@@ -58,6 +58,15 @@ type Guard interface {
 	Space(dir string, need int64) error
 }
 
+// Checker is an optional second interface of a Workload whose spec names
+// host resources (files, directories, server binaries, sizes). Check
+// passes each through env's Path, Binary and Space without doing any I/O
+// of its own, so that a worker refuses a job over its limits when the spec
+// is validated or assigned, before anything starts.
+type Checker interface {
+	Check(env Env) error
+}
+
 // Path resolves a path named by a spec: through the Guard when there is
 // one, else relative to DataDir.
 func (e Env) Path(p string) (string, error) {

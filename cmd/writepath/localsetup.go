@@ -14,6 +14,8 @@ type localSetup func(ctx context.Context, args []string, out io.Writer) (newArgs
 // localSetupFor returns the local-mode setup of a kind, or nil.
 func localSetupFor(kind string) localSetup {
 	switch kind {
+	case "oltp":
+		return oltpSandbox
 	}
 	return nil
 }

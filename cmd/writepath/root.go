@@ -17,6 +17,15 @@ func newRootCmd() *cobra.Command {
 	}
 	root.AddCommand(
 		newVersionCmd(),
+		newCoordinatorCmd(), newWorkerCmd(), newRunCmd(), newRunsCmd(), newWorkersCmd(), newCancelCmd(),
+		newAdviseCmd(),
+		newMysqldCmd(),
+		newCrashCmd(),
+		newFioCmd(),
+		newCertsCmd(),
+		newPowerlossServeCmd(),
+		newReportCmd(),
+		newCampaignCmd(), newQuickstartCmd(),
 	)
 	return root
 }

@@ -28,13 +28,27 @@ var rules = []rule{
 		never: []string{"database/sql", mod + "proto/...", mod + "worker", mod + "coordinator/..."}},
 	{pkg: "workload/fio/...", ours: kindOurs("fio"), never: kindNever},
 	{pkg: "workload/oltp/...", ours: kindOurs("oltp"), never: kindNever},
-	{pkg: "workload/crash/...", ours: append(kindOurs("crash"), "workload/oltp/...", "proto/writepath/oltp/..."), never: kindNever},
+	{pkg: "workload/crash/...", ours: append(kindOurs("crash"), "workload/oltp/...", "proto/writepath/oltp/...", "powerloss"), never: kindNever},
+	{pkg: "powerloss", ours: []string{"powerloss"}},
 	{pkg: "worker/...", ours: []string{"worker/...", "proto/writepath/v1", "workload", "hist", "telemetry/diskstats", "telemetry/blockdev"},
 		never: []string{"database/sql", "go.etcd.io/bbolt"}},
 	{pkg: "coordinator", ours: []string{"coordinator", "proto/writepath/v1", "hist", "coordinator/store"},
 		never: []string{"database/sql", mod + "workload/...", mod + "mysqld"}},
 	{pkg: "coordinator/store", ours: []string{"coordinator/store", "proto/writepath/v1"}},
 	{pkg: "mysqld", ours: []string{"mysqld"}},
+	{pkg: "client", ours: []string{"client", "proto/writepath/v1", "hist", "coordinator", "coordinator/store", "telemetry/diskstats", "campaign"},
+		never: []string{"database/sql", mod + "workload/...", mod + "mysqld"}},
+	{pkg: "local", ours: []string{"local", "coordinator", "coordinator/store", "worker/...", "proto/writepath/v1", "hist", "workload", "telemetry/diskstats", "telemetry/blockdev"},
+		never: []string{"database/sql", mod + "workload/fio", mod + "workload/oltp", mod + "workload/crash"}},
+	{pkg: "campaign", ours: []string{"campaign", "hist"}},
+	{pkg: "report", ours: []string{"report", "campaign", "hist"}},
+	{pkg: "runview", ours: []string{"runview", "client", "report", "campaign", "hist", "proto/writepath/v1", "coordinator", "coordinator/store", "telemetry/diskstats"},
+		never: []string{"database/sql", mod + "workload/...", mod + "mysqld"}},
+	{pkg: "auth", ours: []string{"auth"}},
+	{pkg: "guard", ours: []string{"guard"}},
+	{pkg: "metrics", ours: []string{"metrics", "coordinator", "coordinator/store", "proto/writepath/v1", "hist"},
+		never: []string{"database/sql", mod + "workload/...", mod + "mysqld"}},
+	{pkg: "advise", ours: []string{"advise", "telemetry/..."}},
 	{pkg: "telemetry/...", ours: []string{"telemetry/..."}},
 }
 
@@ -42,6 +56,9 @@ var rules = []rule{
 var direct = map[string]string{
 	"github.com/HdrHistogram/hdrhistogram-go": "hist",
 	"go.etcd.io/bbolt":                        "coordinator/store",
+	// The coordinator knows no metrics library; metrics reads its Stats.
+	"github.com/prometheus/client_golang/prometheus":          "metrics",
+	"github.com/prometheus/client_golang/prometheus/promhttp": "metrics",
 }
 
 var kindNever = []string{mod + "proto/writepath/v1", mod + "worker/...", mod + "coordinator/..."}

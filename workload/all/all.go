@@ -2,4 +2,7 @@
 // tests import it.
 package all
 
-import ()
+import (
+	_ "github.com/writepath/writepath/workload/crash" // crash-recovery timing rounds
+	_ "github.com/writepath/writepath/workload/fio"   // fio-equivalent direct-IO jobs
+)

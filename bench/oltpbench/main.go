@@ -1,0 +1,80 @@
+// Command oltpbench runs one phase of writepath's oltp workload in this
+// process, without the fabric, so that bench/oltp.sh can time it from the
+// outside exactly as it times sysbench:
+//
+//	oltpbench prepare|run|cleanup [sysbench options]
+//
+// The run summary goes to stdout in sysbench's layout; the progress bar
+// and interval lines go to stderr.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/writepath/writepath/workload"
+	"github.com/writepath/writepath/workload/oltp"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:])
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "oltpbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	if len(args) < 1 {
+		return fmt.Errorf("usage: oltpbench prepare|run|cleanup [sysbench options]")
+	}
+	phase := args[0]
+	spec, err := oltp.ParseArgs(args[1:])
+	if err != nil {
+		return err
+	}
+	w, err := oltp.NewFromSpec(spec)
+	if err != nil {
+		return err
+	}
+	env := workload.Env{Start: time.Now(), Progress: os.Stderr,
+		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	rec := workload.NewRecorder(env.Start)
+	// Drain the recorder once a second, as a worker would.
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-t.C:
+				rec.Tick(now)
+			}
+		}
+	}()
+	start := time.Now()
+	err = w.Run(ctx, phase, env, rec)
+	close(done)
+	if err != nil {
+		return err
+	}
+	if phase == oltp.PhasePrepare {
+		o := w.Options
+		rows := float64(o.Tables * o.TableSize)
+		fmt.Printf("prepare: %d rows in %.2fs (%.0f rows/s, %d threads)\n", o.Tables*o.TableSize,
+			time.Since(start).Seconds(), rows/time.Since(start).Seconds(), o.Threads)
+	}
+	if s, _ := w.Summary(phase); len(s) > 0 {
+		fmt.Print(string(s))
+	}
+	return nil
+}

@@ -1,0 +1,158 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/writepath/writepath/campaign"
+	"github.com/writepath/writepath/hist"
+	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+)
+
+// PrimaryOps names, in order of preference, the operation a campaign
+// counts: a transaction where the kind has one (oltp, crash), else the
+// I/Os, reads and writes together (fio).
+var PrimaryOps = [][]string{{"trx"}, {"write", "read"}}
+
+// UnitFor is the throughput unit of a kind's primary operation.
+func UnitFor(kind string) string {
+	if kind == "fio" {
+		return "iops"
+	}
+	return "tps"
+}
+
+// CampaignIntervals converts a run's stored merged intervals of its first
+// measured phase into campaign intervals: offsets from that phase's common
+// start, the primary operation's count and merged histogram.
+func CampaignIntervals(r *writepathv1.GetRunResponse) ([]campaign.Interval, error) {
+	ph := measuredPhase(r.GetRun())
+	if ph == nil {
+		return nil, fmt.Errorf("run %s: no measured phase", r.GetRun().GetId())
+	}
+	at := ph.GetAt().AsTime()
+	ops := primaryOps(r.GetIntervals(), ph.GetName())
+	var out []campaign.Interval
+	for _, mi := range r.GetIntervals() {
+		if mi.GetPhase() != ph.GetName() {
+			continue
+		}
+		h, err := mergeOps(mi.GetOps(), ops)
+		if err != nil {
+			return nil, fmt.Errorf("run %s interval %d: %w", r.GetRun().GetId(), mi.GetSeq(), err)
+		}
+		out = append(out, campaign.Interval{Start: mi.GetStart().AsTime().Sub(at), End: mi.GetEnd().AsTime().Sub(at),
+			Ops: h.Count(), Latency: h})
+	}
+	return out, nil
+}
+
+func measuredPhase(run *writepathv1.Run) *writepathv1.PhaseRecord {
+	for _, ph := range run.GetPhases() {
+		if ph.GetMeasured() {
+			return ph
+		}
+	}
+	return nil
+}
+
+// primaryOps picks the first set of PrimaryOps that the phase recorded.
+func primaryOps(ivs []*writepathv1.MergedInterval, phase string) map[string]bool {
+	seen := map[string]bool{}
+	for _, mi := range ivs {
+		if mi.GetPhase() == phase {
+			for _, o := range mi.GetOps() {
+				seen[o.GetOp()] = true
+			}
+		}
+	}
+	for _, set := range PrimaryOps {
+		want := map[string]bool{}
+		for _, o := range set {
+			if seen[o] {
+				want[o] = true
+			}
+		}
+		if len(want) > 0 {
+			return want
+		}
+	}
+	return nil
+}
+
+func mergeOps(ops []*writepathv1.OpHistogram, want map[string]bool) (*hist.Histogram, error) {
+	h := hist.New()
+	for _, o := range ops {
+		if !want[o.GetOp()] {
+			continue
+		}
+		d, err := hist.Decode(o.GetHdr())
+		if err != nil {
+			return nil, fmt.Errorf("op %s: %w", o.GetOp(), err)
+		}
+		if err := h.Merge(d); err != nil {
+			return nil, fmt.Errorf("op %s: %w", o.GetOp(), err)
+		}
+	}
+	return h, nil
+}
+
+// CampaignResult is a campaign reduced to its table.
+type CampaignResult struct {
+	Spec  *campaign.Spec
+	Table campaign.Table
+	Unit  string
+	// Notes name the completed runs that did not count (no interval in
+	// the window), so a thin cell is explained.
+	Notes []string
+}
+
+// BuildCampaignTable reads every completed run of a campaign, applies the
+// spec's window to its stored intervals and builds the result table.
+func BuildCampaignTable(ctx context.Context, src CampaignSource, rec *writepathv1.Campaign) (*CampaignResult, error) {
+	plan := rec.GetPlan()
+	spec, err := campaign.Parse(plan.GetSpecFile(), []byte(plan.GetSpecText()))
+	if err != nil {
+		return nil, fmt.Errorf("campaign %s: stored spec: %w", rec.GetId(), err)
+	}
+	res := &CampaignResult{Spec: spec, Unit: plan.GetAggregation().GetUnit()}
+	if res.Unit == "" {
+		res.Unit = UnitFor(spec.Workload)
+	}
+	stats := map[campaign.Key][]campaign.RoundStat{}
+	for i, cr := range rec.GetRuns() {
+		if !cr.GetDone() {
+			continue
+		}
+		p := plan.GetRuns()[i]
+		st, err := roundStat(ctx, src, spec.Window, cr.GetRunId())
+		if errors.Is(err, campaign.ErrEmptyWindow) {
+			res.Notes = append(res.Notes, fmt.Sprintf("run %s (%s on %s, round %d): %v", cr.GetRunId(), p.GetCell(), p.GetGroup(), p.GetRound(), err))
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		k := campaign.Key{Cell: p.GetCell(), Group: p.GetGroup()}
+		stats[k] = append(stats[k], st)
+	}
+	res.Table = spec.BuildTable(stats)
+	return res, nil
+}
+
+func roundStat(ctx context.Context, src CampaignSource, w campaign.Window, id string) (campaign.RoundStat, error) {
+	r, err := src.Intervals(ctx, id)
+	if err != nil {
+		return campaign.RoundStat{}, err
+	}
+	ivs, err := CampaignIntervals(r)
+	if err != nil {
+		return campaign.RoundStat{}, err
+	}
+	st, err := w.Stat(ivs)
+	if err != nil {
+		return st, fmt.Errorf("run %s: %w", id, err)
+	}
+	return st, nil
+}

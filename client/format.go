@@ -1,0 +1,133 @@
+package client
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+)
+
+// IntervalLine formats one merged interval of a run with period d: phase,
+// time since the phase start, ops/s, MB/s, the dominant operation's
+// p50/p99/p99.9 in ms, and how many of the phase's workers reported.
+func IntervalLine(mi *writepathv1.MergedInterval, d time.Duration, workers int) string {
+	secs := mi.GetSeconds()
+	var total, bytes int64
+	var top *writepathv1.OpStats
+	for _, s := range mi.GetStats() {
+		total += s.GetCount()
+		if top == nil || s.GetCount() > top.GetCount() {
+			top = s
+		}
+	}
+	for k, v := range mi.GetCounters() {
+		if strings.HasSuffix(k, BytesSuffix) {
+			bytes += v
+		}
+	}
+	rate := func(n int64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return float64(n) / secs
+	}
+	elapsed := time.Duration(mi.GetSeq())*d + mi.GetEnd().AsTime().Sub(mi.GetStart().AsTime())
+	line := fmt.Sprintf("%-8s %7.1fs %10.0f ops/s %9.2f MB/s", mi.GetPhase(), elapsed.Seconds(), rate(total), rate(bytes)/1e6)
+	if top != nil {
+		line += fmt.Sprintf("  %s p50 %.3f p99 %.3f p99.9 %.3f ms", top.GetOp(), ms(top.GetP50()), ms(top.GetP99()), ms(top.GetP999()))
+	}
+	line += fmt.Sprintf("  workers %d/%d", len(mi.GetReporting()), max(workers, len(mi.GetReporting())))
+	if len(mi.GetMissing()) > 0 {
+		line += " (missing " + strings.Join(mi.GetMissing(), ",") + ")"
+	}
+	return line
+}
+
+// WriteSummary prints a summary: per phase the merged totals, then each
+// worker's.
+func WriteSummary(w io.Writer, s *Summary) error {
+	fmt.Fprintf(w, "run %s  kind %s  %s", s.RunID, s.Kind, s.State)
+	if s.Reason != "" {
+		fmt.Fprintf(w, " (%s)", s.Reason)
+	}
+	fmt.Fprintln(w)
+	for _, p := range s.Phases {
+		fmt.Fprintf(w, "\nphase %s: %s, %d intervals, %.1fs\n", p.Phase, p.State, p.Intervals, p.Merged.Seconds)
+		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "\tworker\top\tcount\tops/s\tMB/s\tp50 ms\tp99 ms\tp99.9 ms\tmax ms\tskew ms\t")
+		writeTotals(tw, "merged", "", p.Merged)
+		for _, ws := range p.Workers {
+			note := fmt.Sprintf("%.2f", ws.StartSkewMs)
+			if ws.Lost {
+				note += " LOST"
+			}
+			writeTotals(tw, ws.Worker, note, ws.Totals)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, ws := range p.Workers {
+			if ws.Error != "" {
+				fmt.Fprintf(w, "  %s: %s\n", ws.Worker, ws.Error)
+			}
+		}
+		if err := writeTelemetry(w, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeTotals(w io.Writer, who, note string, t Totals) {
+	if len(t.Ops) == 0 {
+		fmt.Fprintf(w, "\t%s\t-\t0\t0\t%.2f\t\t\t\t\t%s\t\n", who, t.MBPerSec, note)
+		return
+	}
+	for i, o := range t.Ops {
+		mb := ""
+		if i == 0 {
+			mb = fmt.Sprintf("%.2f", t.MBPerSec)
+		}
+		fmt.Fprintf(w, "\t%s\t%s\t%d\t%.0f\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t\n", who, o.Op, o.Count, o.OpsPerSec, mb,
+			o.P50Ms, o.P99Ms, o.P999Ms, o.MaxMs, note)
+		who, note = "", ""
+	}
+}
+
+// WriteRuns prints a run listing.
+func WriteRuns(w io.Writer, runs []*writepathv1.Run) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKIND\tSTATE\tWORKERS\tCREATED\tREASON")
+	for _, r := range runs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", r.GetId(), r.GetKindName(), stateName(r.GetState()),
+			len(r.GetWorkers()), r.GetCreated().AsTime().Local().Format(time.DateTime), r.GetReason())
+	}
+	return tw.Flush()
+}
+
+// WriteWorkers prints a worker listing.
+func WriteWorkers(w io.Writer, ws []*writepathv1.WorkerInfo) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tHOST\tSTATE\tRUN\tKINDS\tLABELS\tCLOCK OFFSET\tRTT")
+	for _, x := range ws {
+		state := "offline"
+		if x.GetConnected() {
+			state = "connected"
+		}
+		var kinds, labels []string
+		for _, k := range x.GetKinds() {
+			kinds = append(kinds, k.GetName())
+		}
+		for k, v := range x.GetLabels() {
+			labels = append(labels, k+"="+v)
+		}
+		sort.Strings(labels)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%v\t%v\n", x.GetName(), x.GetHost(), state, x.GetRunId(),
+			strings.Join(kinds, ","), strings.Join(labels, ","), x.GetClockOffset().AsDuration(), x.GetRtt().AsDuration())
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,171 @@
+package client
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/telemetry/diskstats"
+)
+
+// Show is what `run --show` asks to print.
+type Show struct {
+	Lines, Summary bool // an interval line per merged interval; the summary at the end
+	IOStat, InnoDB bool // telemetry columns on the lines
+}
+
+// ParseShow parses a comma-separated --show value: lines, summary, none,
+// iostat, innodb. Telemetry columns alone imply lines and summary.
+func ParseShow(s string) (Show, error) {
+	var sh Show
+	plain := false
+	for _, w := range strings.Split(s, ",") {
+		switch strings.TrimSpace(w) {
+		case "lines":
+			sh.Lines, plain = true, true
+		case "summary":
+			sh.Summary, plain = true, true
+		case "none":
+			plain = true
+		case "iostat":
+			sh.IOStat = true
+		case "innodb":
+			sh.InnoDB = true
+		default:
+			return Show{}, fmt.Errorf("--show %q: unknown %q; want a comma list of lines, summary, none, iostat, innodb", s, w)
+		}
+	}
+	if !plain {
+		sh.Lines, sh.Summary = true, true
+	}
+	return sh, nil
+}
+
+// DeviceColumn is one iostat -x column, read from the figures of a window.
+type DeviceColumn struct {
+	Name string // iostat's header ("w/s")
+	Get  func(*diskstats.Stats) float64
+}
+
+// lineColumns are the device columns of an interval line: the write
+// path's (FIELD.md: merges, await, queue, utilisation). A table, never
+// written.
+var lineColumns = []DeviceColumn{
+	{"w/s", func(s *diskstats.Stats) float64 { return s.WritesPerSec }},
+	{"wkB/s", func(s *diskstats.Stats) float64 { return s.WriteKBPerSec }},
+	{"wrqm/s", func(s *diskstats.Stats) float64 { return s.WriteMergesPerSec }},
+	{"w_await", func(s *diskstats.Stats) float64 { return s.WriteAwaitMs }},
+	{"aqu-sz", func(s *diskstats.Stats) float64 { return s.QueueSize }},
+	{"%util", func(s *diskstats.Stats) float64 { return s.UtilPct }},
+}
+
+// SummaryColumns returns the device columns of a run's summary.
+func SummaryColumns() []DeviceColumn { return slices.Clone(summaryColumns) }
+
+// summaryColumns are the device columns of a run's summary. A table, never
+// written.
+var summaryColumns = []DeviceColumn{
+	{"r/s", func(s *diskstats.Stats) float64 { return s.ReadsPerSec }},
+	{"rkB/s", func(s *diskstats.Stats) float64 { return s.ReadKBPerSec }},
+	lineColumns[0], lineColumns[1], lineColumns[2],
+	{"%wrqm", func(s *diskstats.Stats) float64 { return s.WriteMergePct }},
+	lineColumns[3],
+	{"wareq-sz", func(s *diskstats.Stats) float64 { return s.WriteReqKB }},
+	lineColumns[4], lineColumns[5],
+	{"f/s", func(s *diskstats.Stats) float64 { return s.FlushesPerSec }},
+	{"f_await", func(s *diskstats.Stats) float64 { return s.FlushAwaitMs }},
+}
+
+// DeviceDelta returns a device's raw counter increase and its window.
+func DeviceDelta(d *writepathv1.DeviceStats) (diskstats.Delta, time.Duration) {
+	p := d.GetDelta()
+	return diskstats.Delta{
+		ReadIOs: p.GetReadIos(), ReadMerges: p.GetReadMerges(), ReadSectors: p.GetReadSectors(), ReadTicks: p.GetReadTicks(),
+		WriteIOs: p.GetWriteIos(), WriteMerges: p.GetWriteMerges(), WriteSectors: p.GetWriteSectors(), WriteTicks: p.GetWriteTicks(),
+		DiscardIOs: p.GetDiscardIos(), DiscardMerges: p.GetDiscardMerges(), DiscardSectors: p.GetDiscardSectors(),
+		DiscardTicks: p.GetDiscardTicks(), FlushIOs: p.GetFlushIos(), FlushTicks: p.GetFlushTicks(),
+		IOTicks: p.GetIoTicks(), TimeInQueue: p.GetTimeInQueue(), InFlight: p.GetInFlight(), Fields: int(p.GetFields()),
+		Reset: d.GetCountersReset(),
+	}, time.Duration(d.GetIntervalNs())
+}
+
+// DeviceFigures returns a device's iostat -x figures over its interval,
+// computed from the raw delta (the one formula for lines and summaries).
+func DeviceFigures(d *writepathv1.DeviceStats) diskstats.Stats {
+	delta, window := DeviceDelta(d)
+	return delta.Stats(window)
+}
+
+// InnoDB gauges, as workload/oltp records them from telemetry/mysqlstatus,
+// with the names workload/crash uses as fallbacks.
+var (
+	gaugeLogWaits = []string{"innodb.log_waits"}
+	gaugeDirty    = []string{"innodb.pages_dirty", "pages_dirty"}
+	gaugeCkptAge  = []string{"innodb.checkpoint_age_bytes", "checkpoint_age"}
+)
+
+// gauge returns the first of names present in g.
+func gauge(g map[string]int64, names []string) (int64, bool) {
+	for _, n := range names {
+		if v, ok := g[n]; ok {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// TelemetryText is the telemetry part of an interval line: per worker and
+// device the line columns, and the InnoDB gauges (log_waits is the
+// increase over the last status sample, ~1 s; dirty pages; checkpoint age
+// in MiB). The worker is named only when several report.
+func TelemetryText(mi *writepathv1.MergedInterval, sh Show) string {
+	var b strings.Builder
+	named := len(mi.GetTelemetry()) > 1
+	for _, wt := range mi.GetTelemetry() {
+		who := ""
+		if named {
+			who = wt.GetWorker() + ":"
+		}
+		if sh.IOStat {
+			writeDevices(&b, who, wt.GetTelemetry().GetDevices())
+		}
+		if sh.InnoDB {
+			writeInnoDB(&b, who, wt.GetGauges())
+		}
+	}
+	return b.String()
+}
+
+func writeDevices(b *strings.Builder, who string, devs []*writepathv1.DeviceStats) {
+	for _, d := range devs {
+		s := DeviceFigures(d)
+		fmt.Fprintf(b, "  | %s%s", who, d.GetDevice())
+		for _, c := range lineColumns {
+			fmt.Fprintf(b, " %s %s", c.Name, figure(c.Get(&s)))
+		}
+	}
+}
+
+func writeInnoDB(b *strings.Builder, who string, g map[string]int64) {
+	waits, ok1 := gauge(g, gaugeLogWaits)
+	dirty, ok2 := gauge(g, gaugeDirty)
+	age, ok3 := gauge(g, gaugeCkptAge)
+	if !ok1 && !ok2 && !ok3 {
+		return
+	}
+	fmt.Fprintf(b, "  | %sinnodb log_waits %d dirty %d ckpt_age %.1f MiB", who, waits, dirty, float64(age)/(1<<20))
+}
+
+// figure prints a value with about three significant digits.
+func figure(v float64) string {
+	switch {
+	case v >= 100 || v == 0:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.2f", v)
+	}
+}

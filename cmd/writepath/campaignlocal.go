@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/writepath/writepath/campaign"
+	"github.com/writepath/writepath/client"
+	"github.com/writepath/writepath/local"
+	"github.com/writepath/writepath/worker"
+)
+
+// localCampaignFlags describe the embedded fabric a campaign runs on when
+// no --coordinator is given.
+type localCampaignFlags struct {
+	workers  int
+	labels   []string
+	db       string
+	dataDir  string
+	interval time.Duration
+}
+
+func (o *localCampaignFlags) AddFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.IntVar(&o.workers, "local-workers", 0, "embedded fabric: how many workers (default one per host group, labelled for it)")
+	f.StringArrayVar(&o.labels, "local-label", nil, "embedded fabric: label worker I (from 0) with KEY=VALUE, as I:KEY=VALUE (repeatable)")
+	f.StringVar(&o.db, "db", "writepath.db", "embedded fabric: the store file")
+	f.StringVar(&o.dataDir, "data-dir", ".", "embedded fabric: the workers' data directory")
+	f.DurationVar(&o.interval, "interval", 0, "reporting interval (default the coordinator's, 1s)")
+}
+
+func (o *localCampaignFlags) Validate() error {
+	if o.workers < 0 {
+		return fmt.Errorf("--local-workers %d: want 0 (one per group) or more", o.workers)
+	}
+	if len(o.labels) > 0 && o.workers == 0 {
+		return fmt.Errorf("--local-label needs --local-workers N")
+	}
+	if o.interval != 0 && o.interval < 10*time.Millisecond {
+		return fmt.Errorf("--interval %v: want at least 10ms", o.interval)
+	}
+	_, err := o.explicitLabels()
+	return err
+}
+
+// explicitLabels parses --local-label I:KEY=VALUE into labels per worker.
+func (o *localCampaignFlags) explicitLabels() ([]map[string]string, error) {
+	out := make([]map[string]string, o.workers)
+	for i := range out {
+		out[i] = map[string]string{}
+	}
+	for _, l := range o.labels {
+		idx, kv, ok := strings.Cut(l, ":")
+		i, err := strconv.Atoi(idx)
+		k, v, okKV := strings.Cut(kv, "=")
+		if !ok || !okKV || k == "" || err != nil || i < 0 || i >= o.workers {
+			return nil, fmt.Errorf("--local-label %q: want I:KEY=VALUE with 0 <= I < --local-workers (%d)", l, o.workers)
+		}
+		out[i][k] = v
+	}
+	return out, nil
+}
+
+// workerLabels are the embedded workers' labels: explicit, or one worker
+// per group carrying the group's selector (so the group selects exactly
+// it) and group=NAME. A "name" selector cannot be a label; such a group
+// needs --local-workers and a coordinator naming.
+func (o *localCampaignFlags) workerLabels(spec *campaign.Spec) ([]map[string]string, error) {
+	if o.workers > 0 {
+		return o.explicitLabels()
+	}
+	var out []map[string]string
+	for _, g := range spec.Groups {
+		l := map[string]string{"group": g.Name}
+		for k, v := range g.Selector {
+			if k == "name" {
+				return nil, fmt.Errorf("group %s selects workers by name: give --local-workers N (local workers are worker-1..N)", g.Name)
+			}
+			l[k] = v
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// start runs the embedded fabric with labelled workers.
+func (o *localCampaignFlags) start(spec *campaign.Spec, stderr io.Writer) (*client.Client, func(), error) {
+	labels, err := o.workerLabels(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := local.Start(local.Config{DBPath: o.db,
+		Worker: worker.Config{DataDir: o.dataDir, Version: version, Progress: io.Discard,
+			Telemetry: workerTelemetry([]string{o.dataDir}, nil, stderr)}})
+	if err != nil {
+		return nil, nil, fmt.Errorf("embedded fabric: %w", err)
+	}
+	for _, l := range labels {
+		name, err := f.AddWorker(l)
+		if err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("embedded fabric: %w", err)
+		}
+		fmt.Fprintf(stderr, "local worker %s: %s\n", name, labelText(l))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := f.WaitWorkers(ctx, len(labels)); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("embedded fabric: %w", err)
+	}
+	return client.New(f.Control()), func() { f.Close() }, nil
+}
+
+// setup prepares what the workload needs locally before its specs are
+// built: for oltp without --mysql-* options, a sandbox server whose
+// connection options are added to every cell.
+func (o *localCampaignFlags) setup(ctx context.Context, spec *campaign.Spec, stderr io.Writer) ([]string, func(), error) {
+	setup := localSetupFor(spec.Workload)
+	if setup == nil {
+		return nil, func() {}, nil
+	}
+	args, cleanup, err := setup(ctx, spec.Options, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	return args[len(spec.Options):], cleanup, nil
+}
+
+// storedSpec reads a campaign's spec from the store file, to label the
+// workers of a resumed embedded campaign as before.
+func (o *localCampaignFlags) storedSpec(ctx context.Context, id string) (*campaign.Spec, error) {
+	f, err := client.OpenFile(o.db)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rec, err := f.GetCampaign(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if rec.GetPlan().GetSpecText() == "" {
+		return nil, fmt.Errorf("campaign %s: %w", id, errNoSpec)
+	}
+	return campaign.Parse(rec.GetPlan().GetSpecFile(), []byte(rec.GetPlan().GetSpecText()))
+}
+
+func labelText(l map[string]string) string {
+	var kv []string
+	for k, v := range l {
+		kv = append(kv, k+"="+v)
+	}
+	sort.Strings(kv)
+	return strings.Join(kv, ",")
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+
+	"github.com/spf13/cobra"
+	"google.golang.org/grpc"
+
+	"github.com/writepath/writepath/coordinator"
+	"github.com/writepath/writepath/metrics"
+)
+
+type coordinatorOptions struct {
+	listen  string
+	db      string
+	metrics string
+	sec     serveFlags
+	cfg     coordinator.Config
+}
+
+func (o *coordinatorOptions) AddFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&o.listen, "listen", "127.0.0.1:7470", "address to serve workers and clients on")
+	f.StringVar(&o.db, "db", "writepath.db", "bbolt file keeping runs and intervals")
+	f.DurationVar(&o.cfg.HeartbeatInterval, "heartbeat-interval", coordinator.DefaultHeartbeatInterval, "how often workers are pinged")
+	f.DurationVar(&o.cfg.HeartbeatTimeout, "heartbeat-timeout", coordinator.DefaultHeartbeatTimeout, "silence after which a worker is lost")
+	f.DurationVar(&o.cfg.Interval, "interval", coordinator.DefaultInterval, "default reporting interval of runs")
+	f.StringVar(&o.metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9470)")
+	o.sec.AddFlags(f)
+	f.DurationVar(&o.cfg.MergeWait, "merge-wait", 0, "how long a merge waits for late workers past an interval's end (default max(interval, heartbeat timeout))")
+}
+
+func (o *coordinatorOptions) Validate() error {
+	if o.listen == "" || o.db == "" {
+		return fmt.Errorf("--listen and --db are required")
+	}
+	if o.cfg.HeartbeatTimeout <= o.cfg.HeartbeatInterval {
+		return fmt.Errorf("--heartbeat-timeout %v must exceed --heartbeat-interval %v", o.cfg.HeartbeatTimeout, o.cfg.HeartbeatInterval)
+	}
+	return o.sec.Validate()
+}
+
+// newCoordinatorCmd is `writepath coordinator --listen ADDR --db FILE`.
+func newCoordinatorCmd() *cobra.Command {
+	o := &coordinatorOptions{}
+	cmd := &cobra.Command{
+		Use:   "coordinator",
+		Short: "Serve the fabric: register workers, run and merge runs, keep results",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.serve(cmd.Context())
+		},
+	}
+	o.AddFlags(cmd)
+	return cmd
+}
+
+// serve runs the coordinator (and its metrics endpoint) until ctx ends.
+func (o *coordinatorOptions) serve(ctx context.Context) error {
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	o.cfg.Log = log
+	sec, err := o.sec.serverSecurity()
+	if err != nil {
+		return err
+	}
+	lis, err := sec.listen(o.listen, log)
+	if err != nil {
+		return err
+	}
+	exp := metrics.New()
+	opts := append(sec.opts, grpc.StatsHandler(exp.StatsHandler()))
+	if o.metrics != "" {
+		ml, err := net.Listen("tcp", o.metrics)
+		if err != nil {
+			lis.Close()
+			return fmt.Errorf("--metrics %s: %w", o.metrics, err)
+		}
+		log.Info("metrics serving", "url", "http://"+ml.Addr().String()+"/metrics")
+		mctx, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- exp.Serve(mctx, ml) }() // owned: waited for below
+		defer func() {
+			cancel()
+			if err := <-done; err != nil {
+				log.Warn("metrics", "err", err)
+			}
+		}()
+	}
+	log.Info("coordinator serving", "addr", lis.Addr().String(), "db", o.db, "security", sec.mode)
+	return coordinator.ServeWith(ctx, lis, o.db, o.cfg, exp.Attach, opts...)
+}

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/writepath/writepath/campaign"
+	"github.com/writepath/writepath/client"
+)
+
+// TestExamplesPlan parses every example campaign, expands it, and builds
+// every planned run's spec with its kind's own parser, as `campaign run`
+// does before submitting anything.
+func TestExamplesPlan(t *testing.T) {
+	files, err := filepath.Glob("../../examples/*.yaml")
+	if err != nil || len(files) < 5 {
+		t.Fatalf("examples: %v, %v; want at least 5", files, err)
+	}
+	cells := map[string]int{"flush-method-doublewrite.yaml": 6, "log-write-ahead-size.yaml": 3}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			spec, err := campaign.ParseFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want, ok := cells[filepath.Base(f)]; ok && len(spec.Expand()) != want {
+				t.Errorf("%d cells; want %d", len(spec.Expand()), want)
+			}
+			plan, err := client.Plan(spec, buildKindSpec(spec.Workload), client.PlanOptions{File: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := len(spec.Expand()) * len(spec.Groups) * spec.Rounds; len(plan.GetRuns()) != want {
+				t.Errorf("%d planned runs; want %d", len(plan.GetRuns()), want)
+			}
+		})
+	}
+}

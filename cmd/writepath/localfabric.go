@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/writepath/writepath/client"
+	"github.com/writepath/writepath/local"
+	"github.com/writepath/writepath/worker"
+)
+
+// telemetryDirs are the directories whose disks an embedded run samples:
+// the data directory, and the directories a fio job's files go to
+// (--directory, absolute --filename; relative ones are under the data
+// directory, which is already there).
+func telemetryDirs(dataDir string, kindArgs []string) []string {
+	dirs := []string{dataDir}
+	for i, a := range kindArgs {
+		name, val, ok := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !ok && i+1 < len(kindArgs) && strings.HasPrefix(a, "--") {
+			val = kindArgs[i+1]
+		}
+		switch {
+		case name == "directory" && val != "":
+			for _, d := range strings.Split(val, ":") {
+				dirs = append(dirs, underDir(dataDir, d))
+			}
+		case name == "filename" && filepath.IsAbs(val):
+			dirs = append(dirs, filepath.Dir(val))
+		}
+	}
+	return dirs
+}
+
+func underDir(root, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(root, p)
+}
+
+// connect returns a client of the coordinator named by --coordinator, or
+// of an embedded fabric (coordinator + --local-workers workers over
+// loopback gRPC, store at --db) started for this command. close ends
+// whichever it opened.
+func (o *runOptions) connect(kindArgs []string, stderr io.Writer) (c *client.Client, close func(), err error) {
+	if o.conn.coordinator != "" {
+		dial, err := o.conn.dialOptions()
+		if err != nil {
+			return nil, nil, err
+		}
+		c, err := client.Dial(o.conn.coordinator, dial...)
+		if err != nil {
+			return nil, nil, err
+		}
+		return c, func() { c.Close() }, nil
+	}
+	f, err := local.Start(local.Config{Workers: o.localWorkers, DBPath: o.db,
+		Worker: worker.Config{DataDir: o.dataDir, Version: version, Progress: stderr,
+			Telemetry: workerTelemetry(telemetryDirs(o.dataDir, kindArgs), o.devices, stderr)}})
+	if err != nil {
+		return nil, nil, fmt.Errorf("embedded fabric: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := f.WaitWorkers(ctx, o.localWorkers); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("embedded fabric: %w", err)
+	}
+	return client.New(f.Control()), func() { f.Close() }, nil
+}

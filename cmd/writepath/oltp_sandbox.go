@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/writepath/writepath/mysqld"
+)
+
+// Sandbox table defaults: small enough to prepare in a couple of seconds.
+const (
+	sandboxTables    = "--tables=4"
+	sandboxTableSize = "--table-size=10000"
+)
+
+// oltpSandbox is oltp's local-mode setup: with no --mysql-* flag it starts
+// a throw-away server from the installed mariadbd/mysqld in a temporary
+// datadir and points the workload at it (root over the Unix socket). The
+// cleanup stops the server and removes the directory; the caller runs it
+// however the run ends, Ctrl-C included.
+func oltpSandbox(ctx context.Context, args []string, out io.Writer) ([]string, func(), error) {
+	if hasFlag(args, "--mysql-") {
+		return args, func() {}, nil
+	}
+	bin, err := mysqld.FindBinary()
+	if err != nil {
+		return nil, nil, fmt.Errorf("oltp sandbox: no --mysql-* flag given and %w", err)
+	}
+	dir, err := os.MkdirTemp("", "wp-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("oltp sandbox: %w", err)
+	}
+	inst, err := mysqld.New(ctx, mysqld.Options{Binary: bin, Dir: dir})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, fmt.Errorf("oltp sandbox: %w", err)
+	}
+	cleanup := func() {
+		_ = inst.Close()
+		_ = os.RemoveAll(dir)
+	}
+	fmt.Fprintf(out, "oltp sandbox: starting %s in %s (no --mysql-* flag given; removed at exit)\n", inst.Version(), dir)
+	if err := inst.Init(ctx); err != nil {
+		cleanup()
+		return nil, nil, fmt.Errorf("oltp sandbox: %w", err)
+	}
+	if err := inst.Start(ctx); err != nil {
+		cleanup()
+		return nil, nil, fmt.Errorf("oltp sandbox: %w", err)
+	}
+	newArgs := append(append([]string(nil), args...),
+		"--mysql-socket="+inst.Socket(), "--mysql-user="+inst.User(), "--mysql-db=sbtest")
+	if !hasFlag(args, "--tables") {
+		newArgs = append(newArgs, sandboxTables)
+	}
+	if !hasFlag(args, "--table-size") && !hasFlag(args, "--table_size") {
+		newArgs = append(newArgs, sandboxTableSize)
+	}
+	return newArgs, cleanup, nil
+}
+
+// hasFlag reports whether any argument starts with prefix (either
+// spelling of sysbench's dashes and underscores).
+func hasFlag(args []string, prefix string) bool {
+	alt := strings.ReplaceAll(prefix, "-", "_")
+	alt = "--" + strings.TrimPrefix(alt, "__")
+	for _, a := range args {
+		if strings.HasPrefix(a, prefix) || strings.HasPrefix(a, alt) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/writepath/writepath/guard"
+	"github.com/writepath/writepath/worker"
+)
+
+type workerOptions struct {
+	conn    connFlags
+	name    string
+	labels  []string
+	dataDir string
+	devices []string
+	// allow and binaries are the guard's --allow-path and --allow-binary.
+	allow, binaries []string
+}
+
+func (o *workerOptions) AddFlags(cmd *cobra.Command) {
+	o.conn.AddFlags(cmd, "coordinator address (host:port)")
+	f := cmd.Flags()
+	f.StringVar(&o.name, "name", "", "worker name, unique in the fabric (default: host name)")
+	f.StringArrayVar(&o.labels, "label", nil, "label k=v for --select (repeatable)")
+	f.StringVar(&o.dataDir, "data-dir", ".", "root of relative paths in specs; jobs may use paths inside it only")
+	f.StringArrayVar(&o.allow, "allow-path", nil, "another directory or device jobs may use (repeatable)")
+	f.StringArrayVar(&o.binaries, "allow-binary", nil, "a server binary (mysqld, mariadbd) jobs may start (repeatable; default none)")
+	f.StringSliceVar(&o.devices, "devices", nil, "also sample these block devices (sda, nvme0n1, /dev/mapper/x) beside the data dir's")
+}
+
+func (o *workerOptions) Validate() error {
+	if o.conn.coordinator == "" {
+		return fmt.Errorf("--coordinator is required")
+	}
+	if _, err := parseLabels(o.labels, "--label"); err != nil {
+		return err
+	}
+	return o.conn.tls.Validate()
+}
+
+// parseLabels parses k=v pairs.
+func parseLabels(kvs []string, flag string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%s %q: want key=value", flag, kv)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// newWorkerCmd is `writepath worker --coordinator ADDR --name N --label k=v --data-dir DIR`.
+func newWorkerCmd() *cobra.Command {
+	o := &workerOptions{}
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Run workload phases for a coordinator (dials out, reconnects on its own)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			w, err := o.newWorker()
+			if err != nil {
+				return err
+			}
+			return w.Run(cmd.Context())
+		},
+	}
+	o.AddFlags(cmd)
+	return cmd
+}
+
+// newWorker builds the worker: its credentials and its guard.
+func (o *workerOptions) newWorker() (*worker.Worker, error) {
+	labels, _ := parseLabels(o.labels, "--label")
+	dial, err := o.conn.dialOptions()
+	if err != nil {
+		return nil, err
+	}
+	g, err := guard.New(o.dataDir, o.allow, o.binaries)
+	if err != nil {
+		return nil, fmt.Errorf("--data-dir/--allow-path/--allow-binary: %w", err)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	mode := "plaintext"
+	if o.conn.tls.Enabled() {
+		mode = "mutual TLS, coordinator verified against " + o.conn.tls.CA
+	}
+	log.Info("worker starting", "worker", o.name, "coordinator", o.conn.coordinator, "security", mode,
+		"data_dir", o.dataDir, "allow_path", o.allow, "allow_binary", o.binaries)
+	return worker.New(worker.Config{Coordinator: o.conn.coordinator, Name: o.name, Labels: labels,
+		DataDir: o.dataDir, Guard: g, Version: version, DialOptions: dial, Telemetry: workerTelemetry([]string{o.dataDir}, o.devices, os.Stderr),
+		Log: log})
+}

@@ -1,0 +1,69 @@
+package coordinator
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Defaults for Config's zero fields.
+const (
+	DefaultHeartbeatInterval = time.Second
+	DefaultHeartbeatTimeout  = 5 * time.Second
+	DefaultInterval          = time.Second
+	DefaultStartMargin       = 500 * time.Millisecond
+	DefaultReadyTimeout      = 2 * time.Minute
+	DefaultValidateTimeout   = 10 * time.Second
+	DefaultCancelGrace       = 1500 * time.Millisecond
+)
+
+// Config tunes a Coordinator; zero fields take the defaults above.
+type Config struct {
+	// HeartbeatInterval is how often each worker is pinged.
+	HeartbeatInterval time.Duration
+	// HeartbeatTimeout is how long a silent worker stays registered; past
+	// it the worker is lost and its runs go on without it.
+	HeartbeatTimeout time.Duration
+	// Interval is the default reporting period d.
+	Interval time.Duration
+	// StartMargin is the least time between Start and the common start;
+	// the margin grows with the slowest worker's round trip.
+	StartMargin time.Duration
+	// MergeWait is how long after interval k ends the merge waits for
+	// missing workers; zero means max(d, HeartbeatTimeout).
+	MergeWait time.Duration
+	// ReadyTimeout bounds the start barrier (decoding and preparing a spec).
+	ReadyTimeout time.Duration
+	// ValidateTimeout bounds the workers' answers to a submit.
+	ValidateTimeout time.Duration
+	// CancelGrace is how long a cancel waits for workers to confirm.
+	CancelGrace time.Duration
+	// Log receives lifecycle events; nil discards.
+	Log *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	def := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&c.HeartbeatInterval, DefaultHeartbeatInterval)
+	def(&c.HeartbeatTimeout, DefaultHeartbeatTimeout)
+	def(&c.Interval, DefaultInterval)
+	def(&c.StartMargin, DefaultStartMargin)
+	def(&c.ReadyTimeout, DefaultReadyTimeout)
+	def(&c.ValidateTimeout, DefaultValidateTimeout)
+	def(&c.CancelGrace, DefaultCancelGrace)
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// mergeWait is the bounded wait for interval d.
+func (c Config) mergeWait(d time.Duration) time.Duration {
+	if c.MergeWait > 0 {
+		return c.MergeWait
+	}
+	return max(d, c.HeartbeatTimeout)
+}

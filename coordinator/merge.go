@@ -1,0 +1,327 @@
+package coordinator
+
+import (
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/writepath/writepath/coordinator/store"
+	"github.com/writepath/writepath/hist"
+	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+)
+
+// phaseMerge merges the intervals of one measured phase across its workers.
+// Worker sessions call add concurrently (each decoded its histograms first,
+// outside the lock); the phase's run goroutine calls tick and flush.
+// Intervals are published strictly in seq order: interval k goes out when
+// every worker still expected for it has reported, or when its bounded wait
+// (at + (k+1)·d + wait, coordinator clock) has passed.
+type phaseMerge struct {
+	runID, phase string
+	idx          int // the phase's index in the run, for store keys
+	at           time.Time
+	d, wait      time.Duration
+	st           *store.Store
+	publish      func(*writepathv1.MergedInterval)
+	log          *slog.Logger
+
+	// jobs feeds the writer goroutine (writer.go), which persists and
+	// publishes in order, so no session goroutine ever waits on a disk
+	// commit while holding the merge lock: heartbeats keep flowing through
+	// a slow fsync.
+	jobs       chan writeJob
+	writerDone chan struct{}
+	werr       error // first store error; written by the writer, read after writerDone
+
+	mu struct {
+		sync.Mutex
+		workers map[string]*mergeWorker
+		pending map[uint32]*pendingInterval
+		next    uint32 // lowest seq not yet published
+		running int    // workers live and not done
+		closed  bool   // flushed: nothing more is merged
+	}
+}
+
+// mergeWorker is what the merge knows of one placed worker.
+type mergeWorker struct {
+	live bool  // not lost
+	done bool  // sent PhaseDone: reports nothing past last
+	last int64 // highest seq reported, -1 before the first
+}
+
+// pendingInterval accumulates interval seq until it is published.
+type pendingInterval struct {
+	seq       uint32
+	ops       map[string]*hist.Accumulator
+	counters  map[string]int64
+	gauges    map[string]int64
+	reporting map[string]bool
+	snaps     []store.WorkerSnapshot
+	telemetry []*writepathv1.WorkerTelemetry // per worker, never summed
+	seconds   float64
+}
+
+func newPhaseMerge(runID, phase string, idx int, at time.Time, d, wait time.Duration,
+	st *store.Store, workers []string, publish func(*writepathv1.MergedInterval), log *slog.Logger) *phaseMerge {
+	m := &phaseMerge{runID: runID, phase: phase, idx: idx, at: at, d: d, wait: wait, st: st, publish: publish, log: log}
+	m.mu.workers = make(map[string]*mergeWorker, len(workers))
+	for _, w := range workers {
+		m.mu.workers[w] = &mergeWorker{live: true, last: -1}
+	}
+	m.mu.running = len(m.mu.workers)
+	m.mu.pending = map[uint32]*pendingInterval{}
+	m.jobs, m.writerDone = make(chan writeJob, writeQueue), make(chan struct{})
+	go m.writer() // owned: flush closes jobs and waits for writerDone
+	return m
+}
+
+// add merges one worker's interval, whose histograms ops were decoded by
+// decodeInterval, and publishes what became complete.
+func (m *phaseMerge) add(worker string, iv *writepathv1.Interval, ops map[string]*hist.Sparse, now time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	w, ok := m.mu.workers[worker]
+	if !ok {
+		return fmt.Errorf("%w: %s is not placed in phase %s", ErrBadInterval, worker, m.phase)
+	}
+	if m.mu.closed {
+		return fmt.Errorf("%w: %w: phase %s is over", ErrBadInterval, errStale, m.phase)
+	}
+	seq := iv.GetSeq()
+	if int64(seq) <= w.last {
+		// A worker reports its intervals in seq order on one stream.
+		return fmt.Errorf("%w: seq %d from %s after seq %d: out of order", ErrBadInterval, seq, worker, w.last)
+	}
+	if seq < m.mu.next {
+		w.last = int64(seq)
+		// Merged into the stored interval by the writer, after it was
+		// written; the histograms are decoded again there, as ops lives
+		// in the session's decoder only until its next interval.
+		m.jobs <- writeJob{late: &lateJob{worker: worker, iv: iv}}
+		return nil
+	}
+	if seq-m.mu.next > maxSeqAhead {
+		return fmt.Errorf("%w: seq %d is far ahead of %d", ErrBadInterval, seq, m.mu.next)
+	}
+	p := m.mu.pending[seq]
+	if p == nil {
+		p = newPending(seq)
+		m.mu.pending[seq] = p
+	}
+	if p.reporting[worker] {
+		return fmt.Errorf("%w: seq %d from %s twice", ErrBadInterval, seq, worker)
+	}
+	if err := p.merge(worker, iv, ops); err != nil {
+		return err
+	}
+	w.last = max(w.last, int64(seq))
+	m.publishReadyLocked(now)
+	return nil
+}
+
+func newPending(seq uint32) *pendingInterval {
+	return &pendingInterval{seq: seq, ops: map[string]*hist.Accumulator{},
+		counters: map[string]int64{}, gauges: map[string]int64{}, reporting: map[string]bool{}}
+}
+
+// merge adds one worker's snapshot: histograms exactly, counters and gauges
+// as sums (a gauge such as threads running adds up across hosts).
+func (p *pendingInterval) merge(worker string, iv *writepathv1.Interval, ops map[string]*hist.Sparse) error {
+	for op, h := range ops {
+		acc := p.ops[op]
+		if acc == nil {
+			acc = hist.NewAccumulator()
+			p.ops[op] = acc
+		}
+		if err := acc.Add(h); err != nil {
+			return fmt.Errorf("merge %s op %s: %w", worker, op, err)
+		}
+	}
+	for k, v := range iv.GetCounters() {
+		p.counters[k] += v
+	}
+	for k, v := range iv.GetGauges() {
+		p.gauges[k] += v
+	}
+	p.reporting[worker] = true
+	p.snaps = append(p.snaps, store.WorkerSnapshot{Worker: worker, Interval: iv})
+	p.telemetry = addTelemetry(p.telemetry, worker, iv)
+	p.seconds = max(p.seconds, iv.GetEnd().AsTime().Sub(iv.GetStart().AsTime()).Seconds())
+	return nil
+}
+
+// expectedLocked lists the workers that still owe interval seq.
+func (m *phaseMerge) expectedLocked(seq uint32) []string {
+	var out []string
+	for name, w := range m.mu.workers {
+		if w.expects(seq) {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// deadline is when the merge stops waiting for interval seq.
+func (m *phaseMerge) deadline(seq uint32) time.Time {
+	return m.at.Add(time.Duration(seq+1)*m.d + m.wait)
+}
+
+// publishReadyLocked publishes intervals in order while the next one is
+// complete or past its deadline. It runs on every add, so the usual case
+// (an interval still missing workers) costs O(1).
+func (m *phaseMerge) publishReadyLocked(now time.Time) {
+	for !m.mu.closed {
+		seq := m.mu.next
+		p := m.mu.pending[seq]
+		if now.Before(m.deadline(seq)) {
+			if p == nil || !m.completeLocked(p) {
+				return
+			}
+		} else if p == nil && !m.anyExpectedLocked(seq) && !m.anyPendingAfterLocked(seq) {
+			return // nothing more can arrive: the phase is over
+		}
+		if p == nil {
+			p = newPending(seq) // nobody reported in time: publish the hole
+		}
+		m.finalizeLocked(p, m.expectedLocked(seq))
+		delete(m.mu.pending, seq)
+		m.mu.next++
+	}
+}
+
+// completeLocked reports whether every worker expected for p has reported.
+// Every running worker is expected, so fewer reports than running workers
+// settles it without a scan.
+func (m *phaseMerge) completeLocked(p *pendingInterval) bool {
+	if len(p.reporting) < m.mu.running {
+		return false
+	}
+	for name, w := range m.mu.workers {
+		if w.expects(p.seq) && !p.reporting[name] {
+			return false
+		}
+	}
+	return true
+}
+
+// expects reports whether the worker still owes interval seq.
+func (w *mergeWorker) expects(seq uint32) bool {
+	return w.live && (!w.done || w.last >= int64(seq))
+}
+
+func (m *phaseMerge) anyExpectedLocked(seq uint32) bool {
+	for _, w := range m.mu.workers {
+		if w.expects(seq) {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *phaseMerge) anyPendingAfterLocked(seq uint32) bool {
+	for s := range m.mu.pending {
+		if s > seq {
+			return true
+		}
+	}
+	return false
+}
+
+// finalizeLocked merges p into its interval and hands it to the writer.
+func (m *phaseMerge) finalizeLocked(p *pendingInterval, expected []string) {
+	mi, err := m.mergedInterval(p, expected)
+	if err != nil {
+		// Cannot happen for histograms of the shared geometry; logged so
+		// that a hole in the stored intervals is explained.
+		m.log.Error("merge interval", "run", m.runID, "phase", m.phase, "seq", p.seq, "err", err)
+		return
+	}
+	m.jobs <- writeJob{mi: mi, snaps: p.snaps}
+}
+
+func (m *phaseMerge) mergedInterval(p *pendingInterval, expected []string) (*writepathv1.MergedInterval, error) {
+	hs, stats, err := encodeOps(p.ops)
+	if err != nil {
+		return nil, err
+	}
+	start := m.at.Add(time.Duration(p.seq) * m.d)
+	mi := &writepathv1.MergedInterval{
+		RunId: m.runID, Phase: m.phase, Seq: p.seq,
+		Start: timestamppb.New(start), End: timestamppb.New(start.Add(m.d)),
+		Ops: hs, Stats: stats, Counters: p.counters, Gauges: p.gauges,
+		Reporting: slices.Sorted(maps.Keys(p.reporting)), Seconds: p.seconds, Telemetry: p.telemetry,
+	}
+	if p.seconds > 0 && p.seconds < m.d.Seconds() {
+		mi.End = timestamppb.New(start.Add(time.Duration(p.seconds * float64(time.Second))))
+	}
+	for _, w := range expected {
+		if !p.reporting[w] {
+			mi.Missing = append(mi.Missing, w)
+		}
+	}
+	return mi, nil
+}
+
+// lost stops expecting a worker; what it reported so far is kept.
+func (m *phaseMerge) lost(worker string, now time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if w := m.mu.workers[worker]; w != nil && w.live {
+		if !w.done {
+			m.mu.running--
+		}
+		w.live = false
+	}
+	m.publishReadyLocked(now)
+}
+
+// done records that a worker sent its last interval.
+func (m *phaseMerge) done(worker string, now time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if w := m.mu.workers[worker]; w != nil && !w.done {
+		if w.live {
+			m.mu.running--
+		}
+		w.done = true
+	}
+	m.publishReadyLocked(now)
+}
+
+// tick publishes intervals whose bounded wait has run out.
+func (m *phaseMerge) tick(now time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.publishReadyLocked(now)
+}
+
+// flush publishes everything still pending, in order (the phase is over),
+// waits for the writer, and returns how many intervals were published and
+// the first store error. Nothing is merged after it.
+func (m *phaseMerge) flush() (uint32, error) {
+	m.mu.Lock()
+	for len(m.mu.pending) > 0 {
+		seq := m.mu.next
+		p := m.mu.pending[seq]
+		if p == nil {
+			p = newPending(seq)
+		}
+		m.finalizeLocked(p, m.expectedLocked(seq))
+		delete(m.mu.pending, seq)
+		m.mu.next++
+	}
+	m.mu.closed = true
+	n := m.mu.next
+	m.mu.Unlock()
+	close(m.jobs)
+	<-m.writerDone
+	return n, m.werr
+}

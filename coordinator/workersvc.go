@@ -1,0 +1,221 @@
+package coordinator
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/writepath/writepath/hist"
+
+	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+)
+
+// workerService serves WorkerService.Connect.
+type workerService struct {
+	writepathv1.UnimplementedWorkerServiceServer
+	c *Coordinator
+}
+
+var _ writepathv1.WorkerServiceServer = (*workerService)(nil)
+
+// Connect registers a worker and serves its stream. This handler goroutine
+// owns the stream's sends; a receiver goroutine (owned by the coordinator)
+// handles what arrives, and a pinger ends the session when the worker has
+// been silent past the heartbeat timeout. Returning ends the stream, which
+// unblocks the receiver.
+func (ws *workerService) Connect(stream writepathv1.WorkerService_ConnectServer) error {
+	c := ws.c
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	h := first.GetHello()
+	if h == nil {
+		return status.Error(codes.InvalidArgument, "first message must be a Hello")
+	}
+	if err := checkName("worker", h.GetName()); err != nil {
+		return status.Errorf(codes.InvalidArgument, "hello: %v", err)
+	}
+	s, err := c.register(h)
+	if err != nil {
+		return status.Errorf(codes.Unavailable, "register %s: %v", h.GetName(), err)
+	}
+	defer c.unregister(s)
+	c.goOwned(func() { c.receive(s, stream) })
+	c.goOwned(func() { c.pinger(s) })
+	for {
+		select {
+		case m := <-s.out:
+			if err := stream.Send(m); err != nil {
+				s.end(fmt.Sprintf("send: %v", err))
+				return nil
+			}
+		case <-s.done:
+			return nil
+		case <-stream.Context().Done():
+			s.end("stream closed")
+			return nil
+		case <-c.ctx.Done():
+			s.end("coordinator closing")
+			return status.Error(codes.Unavailable, "coordinator closing")
+		}
+	}
+}
+
+func (c *Coordinator) receive(s *session, stream writepathv1.WorkerService_ConnectServer) {
+	var dec hist.Decoder // this goroutine's: decoders are not shared
+	for {
+		m, err := stream.Recv()
+		if err != nil {
+			s.end(fmt.Sprintf("stream: %v", err))
+			return
+		}
+		now := time.Now()
+		s.seen(now)
+		c.handle(&dec, s, m, now)
+	}
+}
+
+// pinger pings the worker every heartbeat interval and ends the session
+// once it has been silent for the heartbeat timeout.
+func (c *Coordinator) pinger(s *session) {
+	t := time.NewTicker(c.cfg.HeartbeatInterval)
+	defer t.Stop()
+	s.ping(time.Now())
+	for {
+		select {
+		case <-s.done:
+			return
+		case now := <-t.C:
+			if silent := s.silentFor(now); silent > c.cfg.HeartbeatTimeout {
+				s.end(fmt.Sprintf("heartbeat timeout: silent for %v", silent.Round(time.Millisecond)))
+				return
+			}
+			s.ping(now)
+		}
+	}
+}
+
+// handle dispatches one worker message.
+func (c *Coordinator) handle(dec *hist.Decoder, s *session, m *writepathv1.ConnectRequest, now time.Time) {
+	switch msg := m.GetMsg().(type) {
+	case *writepathv1.ConnectRequest_Heartbeat:
+		s.heartbeat(msg.Heartbeat, now)
+	case *writepathv1.ConnectRequest_ValidateResult:
+		c.validated(msg.ValidateResult)
+	case *writepathv1.ConnectRequest_PhaseReady:
+		c.toRun(msg.PhaseReady.GetRunId(), event{kind: evReady, worker: s.name,
+			phase: msg.PhaseReady.GetPhase(), err: msg.PhaseReady.GetError()})
+	case *writepathv1.ConnectRequest_PhaseStarted:
+		c.toRun(msg.PhaseStarted.GetRunId(), event{kind: evStarted, worker: s.name,
+			phase: msg.PhaseStarted.GetPhase(), at: msg.PhaseStarted.GetStarted().AsTime()})
+	case *writepathv1.ConnectRequest_PhaseDone:
+		d := msg.PhaseDone
+		// The merge hears it here, in stream order right after the worker's
+		// last interval, not after the run goroutine's queue.
+		if r := c.runInFlight(d.GetRunId()); r != nil {
+			r.mergeEvent(s.name, d.GetPhase(), false, now)
+		}
+		c.toRun(d.GetRunId(), event{kind: evDone, worker: s.name, phase: d.GetPhase(),
+			err: d.GetError(), cancelled: d.GetCancelled(), summary: d.GetSummary()})
+	case *writepathv1.ConnectRequest_Interval:
+		c.interval(dec, s, msg.Interval, now)
+	case *writepathv1.ConnectRequest_Hello:
+		c.cfg.Log.Warn("second hello ignored", "worker", s.name)
+	}
+}
+
+// interval validates, decodes and merges one interval on the receiving
+// session's goroutine, so decoding spreads over every core.
+func (c *Coordinator) interval(dec *hist.Decoder, s *session, iv *writepathv1.Interval, now time.Time) {
+	r := c.runInFlight(iv.GetRunId())
+	if r == nil {
+		c.cfg.Log.Warn("interval for no run in flight", "worker", s.name, "run", iv.GetRunId())
+		return
+	}
+	if err := r.addInterval(dec, s.name, iv, now); err != nil {
+		c.refuseInterval(s, iv, err)
+	}
+}
+
+// refuseInterval logs a refused interval. A malformed or out-of-order one
+// ends the worker's session: the run counts the worker lost (named, with
+// this reason) and goes on with the others, whose data is untouched since
+// nothing of the refused interval was merged.
+func (c *Coordinator) refuseInterval(s *session, iv *writepathv1.Interval, err error) {
+	c.stats.intervalsRefused.Add(1)
+	c.cfg.Log.Warn("interval refused", "worker", s.name, "run", iv.GetRunId(), "seq", iv.GetSeq(), "err", err)
+	if errors.Is(err, errStale) {
+		return
+	}
+	c.stats.workersEvicted.Add(1)
+	s.end(fmt.Sprintf("disconnected: %v", err))
+}
+
+// register adds a session, replacing (and ending) an older one of the
+// same name: a worker that reconnected before its old stream timed out.
+func (c *Coordinator) register(h *writepathv1.Hello) (*session, error) {
+	s := newSession(h, time.Now())
+	// Queued before the session is visible, so the Welcome is the first
+	// message whatever a concurrent submit sends.
+	s.send(&writepathv1.ConnectResponse{Msg: &writepathv1.ConnectResponse_Welcome{Welcome: &writepathv1.Welcome{
+		HeartbeatInterval: durationpb.New(c.cfg.HeartbeatInterval),
+		HeartbeatTimeout:  durationpb.New(c.cfg.HeartbeatTimeout),
+	}}})
+	c.mu.Lock()
+	if c.mu.closed {
+		c.mu.Unlock()
+		return nil, ErrClosed
+	}
+	old := c.mu.sessions[s.name]
+	c.mu.sessions[s.name] = s
+	c.mu.Unlock()
+	if old != nil {
+		old.end("replaced by a new connection of the same worker")
+	}
+	c.cfg.Log.Info("worker connected", "worker", s.name, "host", h.GetHost())
+	if err := c.store.PutWorker(s.info(true)); err != nil {
+		c.cfg.Log.Warn("store worker", "err", err)
+	}
+	return s, nil
+}
+
+// unregister removes an ended session and tells its run the worker is lost.
+func (c *Coordinator) unregister(s *session) {
+	s.end("stream ended")
+	c.mu.Lock()
+	if c.mu.sessions[s.name] == s {
+		delete(c.mu.sessions, s.name)
+	}
+	var pending []uint64
+	for id, v := range c.mu.validate {
+		if v.session == s {
+			pending = append(pending, id)
+		}
+	}
+	c.mu.Unlock()
+	for _, id := range pending {
+		c.validated(&writepathv1.ValidateResult{RequestId: id, Error: "disconnected: " + s.reason})
+	}
+	c.cfg.Log.Info("worker disconnected", "worker", s.name, "reason", s.reason)
+	if id := s.runID(); id != "" {
+		if r := c.runInFlight(id); r != nil {
+			r.mergeEvent(s.name, "", true, time.Now())
+		}
+		c.toRun(id, event{kind: evLost, worker: s.name, err: s.reason})
+	}
+	if err := c.store.PutWorker(s.info(false)); err != nil {
+		c.cfg.Log.Warn("store worker", "err", err)
+	}
+}
+
+// sessionOf returns the live session of a worker, or nil.
+func (c *Coordinator) sessionOf(name string) *session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mu.sessions[name]
+}

@@ -1,0 +1,119 @@
+package fabrictest_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/writepath/writepath/client"
+	"github.com/writepath/writepath/internal/fabrictest"
+	"github.com/writepath/writepath/internal/fabrictest/testkind"
+	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/workload"
+	_ "github.com/writepath/writepath/workload/fio"
+)
+
+// TestLocalFioThreeWorkers runs a real fio job (the fio kind, psync
+// random writes on temporary files) on three workers over loopback gRPC,
+// as `writepath run fio --local-workers 3` does, and checks the summary:
+// merged totals equal the sum of the workers' own, and every worker shipped
+// fio's JSON summary.
+func TestLocalFioThreeWorkers(t *testing.T) {
+	f := fabrictest.Start(t, fabrictest.Options{Workers: 3})
+	meta, ok := workload.ByName("fio")
+	if !ok {
+		t.Fatal("fio kind not registered")
+	}
+	b, err := meta.FromArgs([]string{"--name=t", "--rw=randwrite", "--bs=4k", "--size=2M",
+		"--runtime=1", "--time_based", "--ioengine=psync"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := &writepathv1.RunSpec{Spec: &anypb.Any{TypeUrl: meta.Kind, Value: b}, Interval: durationpb.New(200 * time.Millisecond)}
+	var lines bytes.Buffer
+	p := &client.Printer{W: &lines}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	run, err := client.New(f.Control()).Run(ctx, spec, p.Event)
+	if err != nil || run.GetState() != writepathv1.RunState_RUN_STATE_FINISHED {
+		t.Fatalf("Run = %v (%s), %v; want FINISHED", run.GetState(), run.GetReason(), err)
+	}
+	if n := strings.Count(lines.String(), "ops/s"); n < 4 {
+		t.Errorf("%d interval lines; want >= 4 for 1 s at 200 ms:\n%s", n, lines.String())
+	}
+	detail, err := client.New(f.Control()).GetRun(ctx, run.GetId())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := client.Summarize(detail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph := s.Phases[len(s.Phases)-1]
+	var sum int64
+	for _, w := range ph.Workers {
+		if len(w.Ops) == 0 || w.Ops[0].Count == 0 {
+			t.Fatalf("worker %s wrote nothing: %+v", w.Worker, w)
+		}
+		sum += w.Ops[0].Count
+	}
+	if ph.Merged.Ops[0].Count != sum || len(ph.Workers) != 3 {
+		t.Errorf("merged count %d over %d workers; want the workers' sum %d over 3", ph.Merged.Ops[0].Count, len(ph.Workers), sum)
+	}
+	for _, pw := range detail.GetRun().GetPhases()[len(s.Phases)-1].GetWorkers() {
+		if !json.Valid(pw.GetSummary()) {
+			t.Errorf("worker %s: summary is not fio JSON: %.80q", pw.GetWorker(), pw.GetSummary())
+		}
+	}
+	var out bytes.Buffer
+	if err := client.WriteSummary(&out, s); err != nil || !strings.Contains(out.String(), "merged") {
+		t.Errorf("WriteSummary = %v:\n%s", err, out.String())
+	}
+}
+
+// TestClientRunCancelsWhenContextEnds: a client that gives up (Ctrl-C)
+// cancels the run, which ends on every worker within 2 s, and the client
+// gets the final record.
+func TestClientRunCancelsWhenContextEnds(t *testing.T) {
+	f := fabrictest.Start(t, fabrictest.Options{Workers: 3, Bufconn: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	intervals := 0
+	var ended time.Time
+	run, err := client.New(f.Control()).Run(ctx, fabrictest.SynthSpec(testkind.Spec{Ops: 1_000_000, Duration: time.Minute}),
+		func(ev *writepathv1.WatchRunResponse) {
+			if ev.GetInterval() != nil {
+				if intervals++; intervals == 3 {
+					ended = time.Now()
+					cancel()
+				}
+			}
+		})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run error = %v; want context.Canceled", err)
+	}
+	// Unloaded, the run ends ~0.1 s after the cancel; the bound leaves room
+	// for -race on two cores shared with other suites.
+	took := run.GetEnded().AsTime().Sub(ended)
+	t.Logf("run ended %v after the cancel", took)
+	if took > 4*time.Second {
+		t.Errorf("run ended %v after the cancel; want well under CancelGrace + slack", took)
+	}
+	if run.GetState() != writepathv1.RunState_RUN_STATE_CANCELLED {
+		t.Fatalf("state = %v (%s); want CANCELLED", run.GetState(), run.GetReason())
+	}
+	for _, pw := range run.GetPhases()[1].GetWorkers() {
+		if !pw.GetDone() || !strings.Contains(pw.GetError(), "client interrupted") {
+			t.Errorf("worker %s: done %v, %q; want confirmed cancel", pw.GetWorker(), pw.GetDone(), pw.GetError())
+		}
+	}
+	if run.GetPhases()[1].GetState() != writepathv1.PhaseState_PHASE_STATE_CANCELLED {
+		t.Errorf("phase state %v; want CANCELLED", run.GetPhases()[1].GetState())
+	}
+}

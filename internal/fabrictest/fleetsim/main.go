@@ -1,0 +1,161 @@
+// Command fleetsim connects a fleet of simulated workers to a coordinator
+// and runs one measured phase on all of them, each streaming one interval
+// per period with a real encoded histogram, to size the coordinator:
+// merge latency per interval and (with -pid) its resident memory.
+//
+//	go run ./internal/fabrictest/fleetsim -coordinator 127.0.0.1:7470 -workers 1000 -seconds 20 -pid $(pgrep -f 'writepath coordinator')
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/writepath/writepath/hist"
+	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+)
+
+const simKind = "type.googleapis.com/writepath.fleetsim.v1.Spec"
+
+func main() {
+	addr := flag.String("coordinator", "127.0.0.1:7470", "coordinator address")
+	n := flag.Int("workers", 1000, "simulated workers")
+	perConn := flag.Int("per-conn", 10, "workers sharing one connection")
+	seconds := flag.Int("seconds", 20, "intervals per worker (1 s each)")
+	pid := flag.Int("pid", 0, "coordinator pid, to report its memory")
+	flag.Parse()
+	if err := run(*addr, *n, *perConn, *seconds, *pid); err != nil {
+		fmt.Fprintln(os.Stderr, "fleetsim:", err)
+		os.Exit(1)
+	}
+}
+
+func run(addr string, n, perConn, seconds, pid int) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	payloads := histograms(50)
+	var conns []*grpc.ClientConn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	for i := range n {
+		if i%perConn == 0 {
+			c, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+			if err != nil {
+				return err
+			}
+			conns = append(conns, c)
+		}
+		w := &simWorker{name: fmt.Sprintf("sim-%04d", i), hdr: payloads[i%len(payloads)]}
+		wg.Add(1)
+		go func() { defer wg.Done(); w.serve(ctx, writepathv1.NewWorkerServiceClient(conns[len(conns)-1])) }()
+	}
+	ctl := writepathv1.NewControlServiceClient(conns[0])
+	if err := waitConnected(ctx, ctl, n); err != nil {
+		return err
+	}
+	report(pid, "idle, all connected")
+	start := time.Now()
+	sub, err := ctl.SubmitRun(ctx, &writepathv1.SubmitRunRequest{Spec: &writepathv1.RunSpec{
+		Spec:     &anypb.Any{TypeUrl: simKind, Value: []byte(fmt.Sprint(seconds))},
+		Interval: durationpb.New(time.Second)}})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("submit (validate on %d workers) took %v\n", n, time.Since(start).Round(time.Millisecond))
+	return follow(ctx, ctl, sub.GetRun().GetId(), pid)
+}
+
+// follow prints when each merged interval arrived relative to its end and
+// the coordinator's memory, until the run ends.
+func follow(ctx context.Context, ctl writepathv1.ControlServiceClient, id string, pid int) error {
+	stream, err := ctl.WatchRun(ctx, &writepathv1.WatchRunRequest{RunId: id})
+	if err != nil {
+		return err
+	}
+	for {
+		ev, err := stream.Recv()
+		if err != nil {
+			report(pid, "after the run")
+			return nil
+		}
+		if mi := ev.GetInterval(); mi != nil {
+			lag := time.Since(mi.GetEnd().AsTime())
+			fmt.Printf("interval %2d: %d workers, %d ops, published %v after its end; ", mi.GetSeq(),
+				len(mi.GetReporting()), mi.GetStats()[0].GetCount(), lag.Round(time.Millisecond))
+			report(pid, "")
+		}
+		if r := ev.GetRun(); r != nil && r.GetEnded() != nil {
+			fmt.Printf("run %s: %v %s\n", r.GetId(), r.GetState(), r.GetReason())
+		}
+	}
+}
+
+func waitConnected(ctx context.Context, ctl writepathv1.ControlServiceClient, n int) error {
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		ws, err := ctl.ListWorkers(ctx, &writepathv1.ListWorkersRequest{})
+		if err == nil {
+			c := 0
+			for _, w := range ws.GetWorkers() {
+				if w.GetConnected() {
+					c++
+				}
+			}
+			if c >= n {
+				return nil
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("%d workers did not all connect", n)
+}
+
+// report prints the coordinator's VmRSS and VmHWM.
+func report(pid int, what string) {
+	if pid == 0 {
+		fmt.Println(what)
+		return
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		fmt.Println(what, err)
+		return
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmRSS") || strings.HasPrefix(l, "VmHWM") {
+			out = append(out, strings.Join(strings.Fields(l), " "))
+		}
+	}
+	fmt.Println(what, strings.Join(out, ", "))
+}
+
+// histograms returns k encoded 1 s histograms of 5,000 writes each.
+func histograms(k int) [][]byte {
+	rng := rand.New(rand.NewPCG(1, 2))
+	out := make([][]byte, k)
+	for i := range out {
+		h := hist.New()
+		for range 5000 {
+			h.Record(int64(200e3 * (0.2 + rng.ExpFloat64()*rng.ExpFloat64())))
+		}
+		out[i], _ = h.Encode()
+	}
+	return out
+}

@@ -1,0 +1,106 @@
+package runview
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/writepath/writepath/client"
+	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/report"
+)
+
+// Run converts a stored run. Series are on the grid of the run's merged
+// intervals in stored order (measured phases, then seq): T is seconds from
+// the first interval's start, and index k of every series is interval k.
+func Run(r *writepathv1.GetRunResponse) (report.Run, error) {
+	run := r.GetRun()
+	s, err := client.Summarize(r)
+	if err != nil {
+		return report.Run{}, err
+	}
+	out := report.Run{ID: run.GetId(), Kind: run.GetKindName(), State: s.State,
+		Title: fmt.Sprintf("%s run %s", run.GetKindName(), run.GetId()), Interval: run.GetInterval().AsDuration()}
+	if ts := run.GetStarted(); ts != nil {
+		out.Started = ts.AsTime()
+	}
+	t := grid(r.GetIntervals())
+	ops, err := opSeries(r, t)
+	if err != nil {
+		return report.Run{}, err
+	}
+	out.Ops = ops
+	out.Devices, out.InnoDB = telemetrySeries(r.GetIntervals(), t)
+	out.Workers = workerRows(s)
+	if run.GetReason() != "" {
+		out.Notes = append(out.Notes, run.GetReason())
+	}
+	return out, nil
+}
+
+// grid is each interval's start in seconds from the first one's.
+func grid(ivs []*writepathv1.MergedInterval) []float64 {
+	t := make([]float64, len(ivs))
+	if len(ivs) == 0 {
+		return t
+	}
+	first := ivs[0].GetStart().AsTime()
+	for i, mi := range ivs {
+		t[i] = mi.GetStart().AsTime().Sub(first).Seconds()
+	}
+	return t
+}
+
+// opSeries is one series per operation: rate and percentiles per interval
+// (0 where the op did not occur), and its whole-run merged histogram.
+func opSeries(r *writepathv1.GetRunResponse, t []float64) ([]report.OpSeries, error) {
+	var names []string
+	idx := map[string]int{}
+	for _, mi := range r.GetIntervals() {
+		for _, st := range mi.GetStats() {
+			if _, ok := idx[st.GetOp()]; !ok {
+				idx[st.GetOp()] = len(names)
+				names = append(names, st.GetOp())
+			}
+		}
+	}
+	out := make([]report.OpSeries, len(names))
+	n := len(t)
+	for i, name := range names {
+		total, err := client.Cumulative(r, "", "", name)
+		if err != nil {
+			return nil, fmt.Errorf("op %s: %w", name, err)
+		}
+		out[i] = report.OpSeries{Name: name, T: t, Rate: make([]float64, n), P50: make([]float64, n),
+			P99: make([]float64, n), P999: make([]float64, n), Total: total}
+	}
+	for k, mi := range r.GetIntervals() {
+		for _, st := range mi.GetStats() {
+			o := &out[idx[st.GetOp()]]
+			if secs := mi.GetSeconds(); secs > 0 {
+				o.Rate[k] = float64(st.GetCount()) / secs
+			}
+			o.P50[k], o.P99[k], o.P999[k] = ms(st.GetP50()), ms(st.GetP99()), ms(st.GetP999())
+		}
+	}
+	return out, nil
+}
+
+func workerRows(s *client.Summary) []report.WorkerRow {
+	var rows []report.WorkerRow
+	for _, p := range s.Phases {
+		for _, w := range p.Workers {
+			row := report.WorkerRow{Name: w.Worker, StartSkewMs: w.StartSkewMs}
+			for _, o := range w.Ops {
+				row.Ops += o.Count
+				row.Rate += o.OpsPerSec
+				row.P99Ms = max(row.P99Ms, o.P99Ms)
+			}
+			if row.Ops > 0 {
+				rows = append(rows, row)
+			}
+		}
+	}
+	return rows
+}
+
+func ms(ns int64) float64 { return float64(ns) / float64(time.Millisecond) }

@@ -1,0 +1,88 @@
+package runview
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/writepath/writepath/client"
+	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/report"
+)
+
+// units of the summary's iostat columns, for the report's axes.
+var units = map[string]string{
+	"r/s": "IOPS", "w/s": "IOPS", "f/s": "IOPS", "wrqm/s": "merges/s",
+	"rkB/s": "KiB/s", "wkB/s": "KiB/s", "w_await": "ms", "f_await": "ms",
+	"%wrqm": "%", "%util": "%", "wareq-sz": "KiB", "aqu-sz": "requests",
+}
+
+// telemetrySeries returns one series per worker, device and iostat column
+// ("vda w/s", or "worker-2:vda w/s" when several workers report), and one
+// per worker and InnoDB gauge. An interval a worker did not report is 0.
+func telemetrySeries(ivs []*writepathv1.MergedInterval, t []float64) (devices, innodb []report.Series) {
+	multi := false
+	for _, mi := range ivs {
+		multi = multi || len(mi.GetTelemetry()) > 1
+	}
+	dev, gauges := newSeriesSet(t), newSeriesSet(t)
+	cols := client.SummaryColumns()
+	for k, mi := range ivs {
+		for _, wt := range mi.GetTelemetry() {
+			who := ""
+			if multi {
+				who = wt.GetWorker() + ":"
+			}
+			for _, d := range wt.GetTelemetry().GetDevices() {
+				s := client.DeviceFigures(d)
+				for _, c := range cols {
+					dev.at(who+d.GetDevice()+" "+c.Name, units[c.Name])[k] = c.Get(&s)
+				}
+			}
+			for _, name := range slices.Sorted(maps.Keys(wt.GetGauges())) {
+				v := wt.GetGauges()[name]
+				if strings.HasPrefix(name, "innodb.") || name == "checkpoint_age" || name == "pages_dirty" {
+					gauges.at(who+name, gaugeUnit(name))[k] = float64(v)
+				}
+			}
+		}
+	}
+	return dev.list(), gauges.list()
+}
+
+func gaugeUnit(name string) string {
+	if strings.HasSuffix(name, "_bytes") || name == "checkpoint_age" {
+		return "bytes"
+	}
+	return ""
+}
+
+// seriesSet builds named series on one grid, in first-seen order.
+type seriesSet struct {
+	t     []float64
+	order []string
+	by    map[string]*report.Series
+}
+
+func newSeriesSet(t []float64) *seriesSet {
+	return &seriesSet{t: t, by: map[string]*report.Series{}}
+}
+
+// at returns the values of series name, creating it (all zeros) first.
+func (s *seriesSet) at(name, unit string) []float64 {
+	sr := s.by[name]
+	if sr == nil {
+		sr = &report.Series{Name: name, Unit: unit, T: s.t, Values: make([]float64, len(s.t))}
+		s.by[name] = sr
+		s.order = append(s.order, name)
+	}
+	return sr.Values
+}
+
+func (s *seriesSet) list() []report.Series {
+	out := make([]report.Series, 0, len(s.order))
+	for _, n := range s.order {
+		out = append(out, *s.by[n])
+	}
+	return out
+}

@@ -1,0 +1,106 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/workload"
+)
+
+// runPhase waits for the common start at (this host's clock), runs the
+// workload, streams interval k at each boundary at+(k+1)·d, then the last
+// (short) interval and PhaseDone.
+func (s *session) runPhase(p *phase, at time.Time) {
+	defer s.forget(p)
+	defer p.cancel(nil)
+	if !sleepUntil(p.ctx, at) {
+		s.done(p.runID, p.name, "cancelled before the start: "+cause(p.ctx), true, nil)
+		return
+	}
+	rec := workload.NewRecorder(at)
+	tel, release := s.phaseTelemetry()
+	defer release()
+	env := s.w.cfg.env()
+	env.Shard, env.Start, env.Log = p.shard, at, s.w.cfg.Log.With("run", p.runID, "phase", p.name)
+	s.send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_PhaseStarted{PhaseStarted: &writepathv1.PhaseStarted{
+		RunId: p.runID, Phase: p.name, Started: timestamppb.Now()}}})
+	errc := make(chan error, 1)
+	go func() { errc <- p.wl.Run(p.ctx, p.name, env, rec) }() // owned: runPhase receives from errc
+	err := s.tickUntilDone(p, rec, tel, at, errc)
+	errText, cancelled := "", false
+	switch {
+	case p.ctx.Err() != nil:
+		errText, cancelled = "cancelled: "+cause(p.ctx), true
+	case err != nil:
+		errText = err.Error()
+	}
+	var summary []byte
+	if sz, ok := p.wl.(workload.Summarizer); ok && !cancelled {
+		if summary, err = sz.Summary(p.name); err != nil && errText == "" {
+			errText = fmt.Sprintf("summary: %v", err)
+		}
+	}
+	s.done(p.runID, p.name, errText, cancelled, summary)
+}
+
+// tickUntilDone sends an interval at every boundary until the workload
+// returns, then the final interval; it returns the workload's error.
+func (s *session) tickUntilDone(p *phase, rec *workload.Recorder, tel Telemetry, at time.Time, errc <-chan error) error {
+	var seq uint32
+	for {
+		next := at.Add(time.Duration(seq+1) * p.d)
+		t := time.NewTimer(time.Until(next))
+		select {
+		case <-t.C:
+			if p.measured {
+				s.interval(p, seq, rec.Tick(next), tel)
+			}
+			seq++
+		case err := <-errc:
+			t.Stop()
+			if p.measured {
+				s.interval(p, seq, rec.Tick(time.Now()), tel)
+			}
+			return err
+		}
+	}
+}
+
+// interval encodes and sends one snapshot. Encoding cannot fail for a
+// histogram of the shared geometry; if it does, the op is skipped and
+// logged rather than the whole interval lost.
+func (s *session) interval(p *phase, seq uint32, snap workload.Snapshot, tel Telemetry) {
+	iv := &writepathv1.Interval{RunId: p.runID, Phase: p.name, Seq: seq,
+		Start: timestamppb.New(snap.Start), End: timestamppb.New(snap.End),
+		Counters: snap.Counters, Gauges: snap.Gauges, Telemetry: telemetryProto(tel, snap.End)}
+	for _, op := range snap.OpNames() {
+		b, err := snap.Ops[op].Encode()
+		if err != nil {
+			s.w.cfg.Log.Error("encode histogram", "op", op, "err", err)
+			continue
+		}
+		iv.Ops = append(iv.Ops, &writepathv1.OpHistogram{Op: op, Hdr: b})
+	}
+	if err := s.send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_Interval{Interval: iv}}); err != nil {
+		s.w.cfg.Log.Warn("send interval", "seq", seq, "err", err)
+	}
+}
+
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	return sleep(ctx, d)
+}
+
+func cause(ctx context.Context) string {
+	if c := context.Cause(ctx); c != nil {
+		return c.Error()
+	}
+	return "cancelled"
+}

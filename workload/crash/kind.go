@@ -1,0 +1,94 @@
+package crash
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+
+	crashv1 "github.com/writepath/writepath/proto/writepath/crash/v1"
+	"github.com/writepath/writepath/workload"
+)
+
+// Kind is the type URL of the crash spec.
+const Kind = "type.googleapis.com/writepath.crash.v1.Spec"
+
+// PhaseRounds is the crash kind's one phase, placed on the worker that
+// manages the server.
+const PhaseRounds = "rounds"
+
+func init() {
+	workload.Register(workload.Meta{
+		Name:        "crash",
+		Kind:        Kind,
+		Description: "crash-recovery timing: OLTP load, kill -9, restart, recovery timeline, durability ledger",
+		Phases:      []workload.Phase{{Name: PhaseRounds, Placement: workload.One, Measured: true}},
+		New:         New,
+		FromArgs:    FromArgs,
+	})
+}
+
+// Workload is a decoded, validated crash spec.
+type Workload struct {
+	spec *crashv1.Spec
+	mu   struct {
+		sync.Mutex
+		result *Result // the last Run's result
+	}
+}
+
+var (
+	_ workload.Workload   = (*Workload)(nil)
+	_ workload.Summarizer = (*Workload)(nil)
+)
+
+// New decodes and validates a marshalled Spec, reporting every problem.
+func New(b []byte) (workload.Workload, error) {
+	spec := &crashv1.Spec{}
+	if err := proto.Unmarshal(b, spec); err != nil {
+		return nil, fmt.Errorf("crash spec: %w", err)
+	}
+	if _, err := resolve(spec, ""); err != nil {
+		return nil, fmt.Errorf("crash spec: %w", err)
+	}
+	return &Workload{spec: spec}, nil
+}
+
+// Run executes the rounds phase. The load's intervals stream through rec
+// (operation "trx", counters, the LSN and checkpoint-age gauges).
+func (w *Workload) Run(ctx context.Context, phase string, env workload.Env, rec *workload.Recorder) error {
+	if phase != PhaseRounds {
+		return fmt.Errorf("crash: unknown phase %q (the crash kind has one phase, %q)", phase, PhaseRounds)
+	}
+	if err := resolvePaths(w, env); err != nil {
+		return err
+	}
+	res, err := w.Rounds(ctx, env, rec)
+	w.mu.Lock()
+	w.mu.result = &res
+	w.mu.Unlock()
+	return err
+}
+
+// Rounds runs every round and returns the result (also when some rounds
+// failed; err is set when all did or ctx ended).
+func (w *Workload) Rounds(ctx context.Context, env workload.Env, rec *workload.Recorder) (Result, error) {
+	cfg, err := resolve(w.spec, env.DataDir)
+	if err != nil {
+		return Result{}, fmt.Errorf("crash spec: %w", err)
+	}
+	return newHarness(cfg, env, rec).Run(ctx)
+}
+
+// Summary returns the last result as JSON: every round with its timeline
+// and matched error-log lines, and the median/min/max.
+func (w *Workload) Summary(phase string) ([]byte, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if phase != PhaseRounds || w.mu.result == nil {
+		return nil, fmt.Errorf("crash: no result for phase %q", phase)
+	}
+	return json.Marshal(w.mu.result)
+}

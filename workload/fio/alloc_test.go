@@ -1,0 +1,56 @@
+package fio
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/writepath/writepath/workload"
+)
+
+// mallocsForRun runs one clone of args to completion and returns the heap
+// allocations the run made.
+func mallocsForRun(t *testing.T, args ...string) uint64 {
+	t.Helper()
+	dir := diskDir(t)
+	spec, err := ParseArgs(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clones, _, err := plan(spec, envFor(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := clones[0]
+	if _, err := layout(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if err := openClone(c); err != nil {
+		t.Fatal(err)
+	}
+	defer closeAll(clones)
+	attachHandles(c, workload.NewRecorder(c.base))
+	var stopped atomicFalse
+	c.stop = &stopped.Bool
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := c.run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	return after.Mallocs - before.Mallocs
+}
+
+// TestHotPathDoesNotAllocate: a run of 4x the I/Os allocates no more than
+// a short one, for the sync and the libaio loops.
+func TestHotPathDoesNotAllocate(t *testing.T) {
+	for _, engine := range []string{"psync", "libaio"} {
+		base := []string{"--name=a", "--rw=randwrite", "--direct=1", "--fsync=4", "--iodepth=8", "--ioengine=" + engine}
+		small := mallocsForRun(t, append(base, "--size=256k")...)
+		large := mallocsForRun(t, append(base, "--size=1m")...)
+		t.Logf("%s: mallocs %d (64 I/Os) vs %d (256 I/Os)", engine, small, large)
+		if large > small+16 {
+			t.Errorf("%s: 64 I/Os allocate %d times, 256 I/Os %d; want no per-I/O allocation", engine, small, large)
+		}
+	}
+}

@@ -1,0 +1,53 @@
+package fio
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"golang.org/x/sys/unix"
+)
+
+// buffers are iodepth I/O buffers in one anonymous mapping: page aligned
+// (so O_DIRECT accepts them on any logical block size up to the page size,
+// and larger sizes are rounded to whole pages), outside the Go heap (the
+// kernel writes into them asynchronously), filled with random bytes so that
+// compressing or deduplicating devices see fio-like data.
+type buffers struct {
+	mem  []byte
+	size int // bytes per buffer, page rounded
+}
+
+func newBuffers(n int, bs uint64, seed uint64) (*buffers, error) {
+	page := unix.Getpagesize()
+	size := (int(bs) + page - 1) / page * page
+	mem, err := unix.Mmap(-1, 0, n*size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return nil, fmt.Errorf("allocate %d buffers of %d bytes: %w", n, size, err)
+	}
+	fillRandom(mem, seed)
+	return &buffers{mem: mem, size: size}, nil
+}
+
+// buf returns buffer i, bs bytes long.
+func (b *buffers) buf(i int, bs uint64) []byte {
+	off := i * b.size
+	return b.mem[off : off+int(bs) : off+b.size]
+}
+
+func (b *buffers) close() {
+	if b != nil && b.mem != nil {
+		_ = unix.Munmap(b.mem)
+		b.mem = nil
+	}
+}
+
+// fillRandom fills p with pseudo-random bytes from seed.
+func fillRandom(p []byte, seed uint64) {
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	for i := 0; i+8 <= len(p); i += 8 {
+		v := r.Uint64()
+		for k := 0; k < 8; k++ {
+			p[i+k] = byte(v >> (8 * k))
+		}
+	}
+}

@@ -1,0 +1,279 @@
+package fio
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
+	"github.com/writepath/writepath/workload"
+)
+
+// Next-operation kinds; dirRead and dirWrite double as op values.
+const (
+	opSync = 2
+	opDone = 3
+)
+
+// clone is one running copy of a job (numjobs makes several). All of its
+// state is owned by the one goroutine that runs it; nothing here is shared
+// on the per-I/O path except the stop flag (read-only there).
+type clone struct {
+	job   *fiov1.Job
+	num   int // clone number within the job
+	index int // position among all clones (fio's job order)
+	path  string
+	size  uint64 // bytes of the region
+	seed  uint64
+	dev   device
+	fd    int
+	gen   *generator
+	bufs  *buffers
+	st    *jobStats
+	h     [3]*workload.Handle // read, write, sync; nil when unused
+	stop  *atomic.Bool
+	base  time.Time
+	err   error
+
+	recording    bool
+	rampEnd      int64 // ns since base
+	endAt        int64 // ns since base; 0 = no runtime limit
+	recStart     int64
+	lastSample   int64
+	nextSample   int64
+	nextYield    int64
+	usage0       threadUsage
+	writesIssued uint64
+	lastWrite    bool
+	loopsLeft    uint32
+	rateStep     int64 // ns between I/Os for rate_iops; 0 = unlimited
+	rateNext     int64
+	fsyncEvery   uint64        // fsync=N; 0 = never
+	fdsyncEvery  uint64        // fdatasync=N; 0 = never
+	datasync     bool          // the sync now due is an fdatasync
+	iov          [1]unix.Iovec // pvsync's vector, preallocated
+}
+
+// now is the time since the clone's clock origin, in ns (monotonic).
+func (c *clone) now() int64 { return int64(time.Since(c.base)) }
+
+// begin sets the clone's clock up at the start of its I/O.
+func (c *clone) begin() {
+	j := c.job
+	c.base = time.Now()
+	c.rampEnd = j.RampTimeNs
+	if j.RuntimeNs > 0 {
+		c.endAt = c.rampEnd + j.RuntimeNs
+	}
+	c.loopsLeft = j.Loops
+	if j.RateIops > 0 {
+		c.rateStep = int64(time.Second) / int64(j.RateIops)
+	}
+	c.fsyncEvery, c.fdsyncEvery = uint64(j.Fsync), uint64(j.Fdatasync)
+	c.tick(0)
+}
+
+// tick runs the clock's periodic duties (end of ramp, bandwidth samples)
+// and reports whether the clone must stop issuing I/O.
+func (c *clone) tick(now int64) bool {
+	if !c.recording && now >= c.rampEnd {
+		c.recording, c.recStart, c.lastSample = true, now, now
+		c.nextSample = now + int64(sampleWindow)
+		c.usage0 = readThreadUsage()
+	}
+	if c.recording && now >= c.nextSample {
+		c.sample(now)
+	}
+	if now >= c.nextYield {
+		c.yield(now)
+	}
+	return c.stop.Load() || (c.endAt > 0 && now >= c.endAt)
+}
+
+// yieldEvery is how often a clone passes through the Go scheduler. A
+// goroutine that only makes system calls never does, so after 10 ms the
+// runtime's sysmon forcibly retakes its P in mid-syscall, and each retake
+// keeps sysmon polling every 20 µs: measurable CPU per I/O that fio does
+// not spend. Yielding well within 10 ms keeps sysmon asleep.
+const yieldEvery = 5 * time.Millisecond
+
+func (c *clone) yield(now int64) {
+	runtime.Gosched()
+	c.nextYield = now + int64(yieldEvery)
+}
+
+// sample closes a bandwidth/IOPS window, as fio's add_bw_samples.
+func (c *clone) sample(now int64) {
+	secs := float64(now-c.lastSample) / 1e9
+	for d := range c.st.dir {
+		if !c.does(d) {
+			continue
+		}
+		ds := &c.st.dir[d]
+		ds.bw.add(float64(ds.winBytes) / 1024 / secs)
+		ds.iops.add(float64(ds.winIOs) / secs)
+		ds.winBytes, ds.winIOs = 0, 0
+	}
+	c.lastSample = now
+	c.nextSample += int64(sampleWindow)
+	if c.nextSample <= now {
+		c.nextSample = now + int64(sampleWindow)
+	}
+}
+
+// does reports whether the job issues I/O in direction d.
+func (c *clone) does(d int) bool {
+	if d == dirRead {
+		return c.gen.readPct > 0
+	}
+	return c.gen.readPct < 100
+}
+
+// finish closes the measurement.
+func (c *clone) finish() {
+	now := c.now()
+	if !c.recording {
+		return
+	}
+	// Like fio, the run lasts until the deadline: the requests still in
+	// flight then are completed and counted, but their drain is not
+	// runtime (fio reports 15001 ms for runtime=15).
+	if c.endAt > 0 && now > c.endAt {
+		now = c.endAt
+	}
+	c.st.runtime = time.Duration(now - c.recStart)
+	c.st.wall = c.st.runtime
+	c.st.usage = readThreadUsage().sub(c.usage0)
+}
+
+// nextOp decides the next operation and, for reads and writes, its offset.
+func (c *clone) nextOp() (op int, off uint64) {
+	// fio leaves its loop once the last block is issued, before the sync
+	// that would follow it (256 writes with fsync=4 give 63 syncs).
+	if !c.job.TimeBased && c.loopsLeft <= 1 && c.gen.issued >= c.gen.blocks {
+		return opDone, 0
+	}
+	if c.syncDue() {
+		return opSync, 0
+	}
+	d := c.gen.dir()
+	off, ok := c.gen.next(d)
+	if !ok {
+		if !c.job.TimeBased {
+			if c.loopsLeft <= 1 {
+				return opDone, 0
+			}
+			c.loopsLeft--
+		}
+		c.gen.restart()
+		if off, ok = c.gen.next(d); !ok {
+			return opDone, 0
+		}
+	}
+	c.lastWrite = d == dirWrite
+	if c.lastWrite {
+		c.writesIssued++
+	}
+	return d, off
+}
+
+// syncDue applies fio's rule: right after a write, when the writes issued
+// so far are a multiple of fsync=N a fsync is due, else when they are a
+// multiple of fdatasync=N a fdatasync.
+func (c *clone) syncDue() bool {
+	if !c.lastWrite {
+		return false
+	}
+	switch {
+	case c.fsyncEvery > 0 && c.writesIssued%c.fsyncEvery == 0:
+		c.datasync = false
+	case c.fdsyncEvery > 0 && c.writesIssued%c.fdsyncEvery == 0:
+		c.datasync = true
+	default:
+		return false
+	}
+	return true
+}
+
+// complete accounts one finished read or write (times in ns since base).
+func (c *clone) complete(d int, start, issue, end, n int64, async bool) {
+	if !c.recording {
+		return
+	}
+	ds := &c.st.dir[d]
+	clat := end - issue
+	ds.clat.Record(clat)
+	ds.lat.Record(end - start)
+	if async {
+		ds.slat.Record(issue - start)
+	}
+	ds.ios++
+	ds.bytes += n
+	ds.winBytes += n
+	ds.winIOs++
+	if n < int64(c.job.Bs) {
+		ds.short++
+	}
+	c.h[d].Record(clat)
+}
+
+// doSync issues the blocking fsync/fdatasync that fsync=N asks for, and
+// records its latency.
+func (c *clone) doSync() error {
+	start := c.now()
+	var err error
+	if c.datasync {
+		err = unix.Fdatasync(c.fd)
+	} else {
+		err = unix.Fsync(c.fd)
+	}
+	end := c.now()
+	c.lastWrite = false
+	if err != nil {
+		return fmt.Errorf("job %s: sync %s: %w", c.job.Name, c.path, err)
+	}
+	if c.recording {
+		c.st.syncLat.Record(end - start)
+		c.st.syncIOs++
+		c.h[opSync].Record(end - start)
+	}
+	return nil
+}
+
+// pace waits for the next rate_iops slot, counting I/Os that start more
+// than one slot late instead of hiding them (fio's rate_iops sleeps the
+// same way, outside the measured latency).
+func (c *clone) pace() {
+	if c.rateStep == 0 {
+		return
+	}
+	now := c.now()
+	if c.rateNext == 0 {
+		c.rateNext = now
+	}
+	if wait := c.rateNext - now; wait > 0 {
+		time.Sleep(time.Duration(wait))
+	} else if -wait > c.rateStep && c.recording {
+		c.st.late++
+	}
+	c.rateNext += c.rateStep
+}
+
+// sleepCtx waits d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

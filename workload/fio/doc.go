@@ -1,0 +1,48 @@
+// Package fio is writepath's fio-equivalent workload kind: it speaks fio's
+// options (command line and INI job files), lays files out exactly as fio
+// 3.33's filesetup.c does, runs the jobs with the psync, sync, pvsync and
+// libaio engines (kernel AIO through raw io_setup/io_submit/io_getevents
+// system calls, no cgo), and reports in fio's normal text and fio-3.x-shaped
+// JSON.
+//
+// # Measurement
+//
+// Latencies are nanoseconds in hist.Histograms (one geometry, exact merges):
+//
+//   - slat: from preparing an I/O to io_submit returning (async engines only).
+//   - clat: from submission to completion (for sync engines, the syscall).
+//   - lat: slat + clat, from preparing to completion.
+//   - sync: an fsync=N / fdatasync=N call, from just before the system call
+//     to its return. With libaio, fio issues the sync as a blocking call
+//     from the job's thread while up to iodepth-1 writes stay in flight
+//     (Linux has no aio fsync for regular files); so do we, so the sync
+//     latency is the time the job was blocked in fsync(2) (journal commit
+//     and device cache flush included), not the latency of a queued request.
+//
+// One deliberate difference: fio 3.33's libaio engine never stamps the
+// issue time of a sync (only io_submit'd requests get one, in
+// fio_libaio_queued), so fio's sync lat_ns is measured from the issue time
+// the same io_u slot had as an earlier write, and tracks write clat rather
+// than fsync(2). We report the real fsync(2) time; expect our sync
+// percentiles to be far below fio's for libaio jobs (psync jobs agree).
+//
+// The workload Recorder receives the completion latency of every read and
+// write and the latency of every sync (op names "read", "write", "sync")
+// through one Handle per job goroutine; each job also keeps cumulative
+// histograms for the final report, so group_reporting merges histograms and
+// never averages percentiles. ramp_time is excluded from both.
+//
+// # Determinism
+//
+// A Spec carries every option resolved, random seeds included: randrepeat=0
+// draws a seed when the spec is built, not when it runs, so every worker
+// given the spec runs the same pattern (shard index mixed in when a phase
+// runs on several workers).
+//
+// # Differences from fio
+//
+// Write buffers are filled with random bytes once per job and not
+// re-scrambled per I/O; io_uring is run by the libaio engine and the report
+// says so; only the options listed in the issue are accepted and any other
+// is an error before any I/O.
+package fio

@@ -1,0 +1,233 @@
+package fio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/writepath/writepath/hist"
+	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
+)
+
+// percentiles are fio's default percentile_list; the JSON keys are their
+// "%f" renderings ("1.000000" .. "99.990000").
+var percentiles = []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}
+
+func (w *Workload) writeJSON(out io.Writer, plus bool) error {
+	res, err := w.last()
+	if err != nil {
+		return err
+	}
+	es, err := entries(res)
+	if err != nil {
+		return err
+	}
+	jobs := make([]obj, 0, len(es))
+	for _, e := range es {
+		jobs = append(jobs, jobJSON(e, res, plus))
+	}
+	top := obj{
+		{"fio version", Version},
+		{"timestamp", res.start.Unix()},
+		{"timestamp_ms", res.start.UnixMilli()},
+		{"time", res.start.Format("Mon Jan _2 15:04:05 2006")},
+	}
+	if len(w.spec.GlobalOptions) > 0 {
+		top = append(top, kv{"global options", optionsJSON(w.spec.GlobalOptions)})
+	}
+	top = append(top, kv{"jobs", jobs}, kv{"disk_util", disksJSON(res.disks)})
+	return writeJSON(out, top)
+}
+
+func optionsJSON(opts []*fiov1.Option) obj {
+	o := obj{}
+	for _, op := range opts {
+		o = append(o, kv{op.Name, op.Value})
+	}
+	return o
+}
+
+func jobJSON(e entry, res *result, plus bool) obj {
+	st := e.st
+	o := obj{
+		{"jobname", e.name}, {"groupid", e.group}, {"error", errnoOf(e.err)}, {"eta", 0},
+		{"elapsed", int64(res.elapsed.Round(time.Second).Seconds())},
+		{"job options", optionsJSON(e.job.Options)},
+		{"read", dirJSON(e, dirRead, plus)},
+		{"write", dirJSON(e, dirWrite, plus)},
+		{"trim", dirJSON(e, -1, plus)},
+		{"sync", obj{{"total_ios", st.syncIOs}, {"lat_ns", latJSON(st.syncLat, true, plus)}}},
+		{"job_runtime", st.runtime.Milliseconds()},
+		{"usr_cpu", cpuPct(st.usage.usr, st.runtime)},
+		{"sys_cpu", cpuPct(st.usage.sys, st.runtime)},
+		{"ctx", st.usage.ctx}, {"majf", st.usage.majf}, {"minf", st.usage.minf},
+		{"iodepth_level", bucketsJSON(st.level, st.submits, levelLabels, true)},
+		{"iodepth_submit", bucketsJSON(st.submit, st.submits, batchLabels, false)},
+		{"iodepth_complete", bucketsJSON(st.complete, st.completes, batchLabels, false)},
+	}
+	lat := latencyOf(st)
+	o = append(o,
+		kv{"latency_ns", latBucketsJSON(lat, 1, nsLabels)},
+		kv{"latency_us", latBucketsJSON(lat, 1e3, nsLabels)},
+		kv{"latency_ms", latBucketsJSON(lat, 1e6, msLabels)},
+		kv{"latency_depth", int(e.job.Iodepth)}, kv{"latency_target", 0},
+		kv{"latency_percentile", 100.0}, kv{"latency_window", 0})
+	return o
+}
+
+// dirJSON is one direction's object; d < 0 is trim, which we never do.
+func dirJSON(e entry, d int, plus bool) obj {
+	ds := newDirStats()
+	share := 0.0
+	if d >= 0 {
+		ds, share = e.st.dir[d], e.bwShare[d]
+	}
+	ms := e.st.wall.Milliseconds()
+	if ds.ios == 0 {
+		ms = 0
+	}
+	var bwBytes, iops float64
+	if ms > 0 {
+		bwBytes = float64(ds.bytes) * 1000 / float64(ms)
+		iops = float64(ds.ios) * 1000 / float64(ms)
+	}
+	return obj{
+		{"io_bytes", ds.bytes}, {"io_kbytes", ds.bytes >> 10},
+		{"bw_bytes", int64(bwBytes)}, {"bw", int64(bwBytes / 1024)}, {"iops", iops},
+		{"runtime", ms}, {"total_ios", ds.ios}, {"short_ios", ds.short}, {"drop_ios", 0},
+		{"slat_ns", latJSON(ds.slat, false, false)},
+		{"clat_ns", latJSON(ds.clat, true, plus)},
+		{"lat_ns", latJSON(ds.lat, false, false)},
+		{"bw_min", int64(ds.bw.min)}, {"bw_max", int64(ds.bw.max)}, {"bw_agg", share},
+		{"bw_mean", ds.bw.mean}, {"bw_dev", ds.bw.stddev()}, {"bw_samples", ds.bw.n},
+		{"iops_min", int64(ds.iops.min)}, {"iops_max", int64(ds.iops.max)},
+		{"iops_mean", ds.iops.mean}, {"iops_stddev", ds.iops.stddev()}, {"iops_samples", ds.iops.n},
+	}
+}
+
+// latJSON is fio's {min, max, mean, stddev, N[, percentile][, bins]}.
+// Percentiles appear only when there are samples, as in fio.
+func latJSON(h *hist.Histogram, pct, plus bool) obj {
+	o := obj{{"min", h.Min()}, {"max", h.Max()}, {"mean", h.Mean()}, {"stddev", h.StdDev()}, {"N", h.Count()}}
+	if !pct || h.Count() == 0 {
+		return o
+	}
+	p := obj{}
+	for i, v := range h.Percentiles(percentiles) {
+		p = append(p, kv{fmt.Sprintf("%f", percentiles[i]), v})
+	}
+	o = append(o, kv{"percentile", p})
+	if plus {
+		bins := obj{}
+		for _, b := range h.Buckets() {
+			bins = append(bins, kv{fmt.Sprint(b.To), b.Count})
+		}
+		o = append(o, kv{"bins", bins})
+	}
+	return o
+}
+
+// errnoOf is fio's "error" field: the errno that stopped the job, 1 for
+// an error without one, 0 for success.
+func errnoOf(err error) int {
+	var errno unix.Errno
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &errno):
+		return int(errno)
+	}
+	return 1
+}
+
+func cpuPct(cpu, runtime time.Duration) float64 {
+	if runtime <= 0 {
+		return 0
+	}
+	return float64(cpu) * 100 / float64(runtime)
+}
+
+var (
+	levelLabels = []string{"1", "2", "4", "8", "16", "32", ">=64"}
+	batchLabels = []string{"0", "4", "8", "16", "32", "64", ">=64"}
+	nsLabels    = []string{"2", "4", "10", "20", "50", "100", "250", "500", "750", "1000"}
+	msLabels    = []string{"2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000"}
+)
+
+// bucketsJSON renders depth buckets as percentages of total. fio shows
+// levels 1..16 at a 0.1% floor when anything at all was queued; we show
+// exact shares.
+func bucketsJSON(b depthBuckets, total int64, labels []string, _ bool) obj {
+	o := obj{}
+	for i, l := range labels {
+		v := 0.0
+		if total > 0 {
+			v = float64(b[i]) * 100 / float64(total)
+		}
+		o = append(o, kv{l, v})
+	}
+	return o
+}
+
+// latencyOf merges the read and write total latencies: fio's latency_*
+// distribution covers every completed read and write.
+func latencyOf(st *jobStats) *hist.Histogram {
+	h := hist.New()
+	for d := range st.dir {
+		// Cannot drop: one geometry, and counts far below overflow.
+		_ = h.Merge(st.dir[d].lat)
+	}
+	return h
+}
+
+// latBucketsJSON spreads the latencies in [unit, 1000*unit) (or, for the ms
+// scale, everything from 1 ms) over fio's bucket edges, in percent.
+func latBucketsJSON(h *hist.Histogram, unit float64, labels []string) obj {
+	counts := make([]int64, len(labels))
+	for _, b := range h.Buckets() {
+		v := float64(b.From) / unit
+		if v >= 1000 && len(labels) == len(nsLabels) {
+			continue
+		}
+		if unit > 1 && v < 1 {
+			continue
+		}
+		counts[latIndex(v, len(labels))] += b.Count
+	}
+	o := obj{}
+	for i, l := range labels {
+		v := 0.0
+		if h.Count() > 0 {
+			v = float64(counts[i]) * 100 / float64(h.Count())
+		}
+		o = append(o, kv{l, v})
+	}
+	return o
+}
+
+// latIndex is fio's io_u_mark_lat_* bucket for v in the current unit.
+func latIndex(v float64, n int) int {
+	edges := []float64{2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000}
+	for i, e := range edges {
+		if v < e && i < n {
+			return i
+		}
+	}
+	return n - 1
+}
+
+func disksJSON(ds []diskUtil) []obj {
+	out := []obj{}
+	for _, d := range ds {
+		out = append(out, obj{
+			{"name", d.name}, {"read_ios", d.d.readIOs}, {"write_ios", d.d.writeIOs},
+			{"read_merges", d.d.readMerges}, {"write_merges", d.d.writeMerges},
+			{"read_ticks", d.d.readTicks}, {"write_ticks", d.d.writeTicks},
+			{"in_queue", d.d.inQueue}, {"util", d.util},
+		})
+	}
+	return out
+}

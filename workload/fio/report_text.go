@@ -1,0 +1,259 @@
+package fio
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/writepath/writepath/hist"
+	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
+)
+
+var (
+	rwNamesOut     = map[fiov1.ReadWrite]string{}
+	engineNamesOut = map[fiov1.IOEngine]string{}
+	dirLabel       = [2]string{"read", "write"}
+	dirUpper       = [2]string{" READ", "WRITE"}
+)
+
+func init() {
+	for k, v := range rwNames {
+		if k != "readwrite" {
+			rwNamesOut[v] = k
+		}
+	}
+	for k, v := range engineNames {
+		engineNamesOut[v] = k
+	}
+}
+
+// writeText writes fio's normal output for the last run.
+func (w *Workload) writeText(out io.Writer) error {
+	res, err := w.last()
+	if err != nil {
+		return err
+	}
+	es, err := entries(res)
+	if err != nil {
+		return err
+	}
+	b := bufio.NewWriter(out)
+	textHeader(b, res)
+	for _, e := range es {
+		textEntry(b, e, res)
+	}
+	textGroup(b, es)
+	textDisks(b, res.disks)
+	return b.Flush()
+}
+
+func textHeader(b *bufio.Writer, res *result) {
+	seen := map[*fiov1.Job]bool{}
+	for _, c := range res.clones {
+		j := c.job
+		if seen[j] {
+			continue
+		}
+		seen[j] = true
+		fmt.Fprintf(b, "%s: (g=0): rw=%s, bs=(R) %dB-%dB, (W) %dB-%dB, (T) %dB-%dB, ioengine=%s, iodepth=%d\n",
+			j.Name, rwNamesOut[j.Rw], j.Bs, j.Bs, j.Bs, j.Bs, j.Bs, j.Bs, engineNamesOut[j.Ioengine], j.Iodepth)
+		if j.Numjobs > 1 {
+			b.WriteString("...\n")
+		}
+	}
+	fmt.Fprintf(b, "%s\nStarting %d process%s\n", Version, len(res.clones), plural(len(res.clones), "es"))
+	for _, n := range res.notes {
+		b.WriteString(n + "\n")
+	}
+	b.WriteString("\n")
+}
+
+func textEntry(b *bufio.Writer, e entry, res *result) {
+	errno := errnoOf(e.err)
+	fmt.Fprintf(b, "%s: (groupid=%d, jobs=%d): err=%2d: pid=%d: %s\n", e.name, e.group, e.st.jobs, errno,
+		os.Getpid(), res.start.Format("Mon Jan _2 15:04:05 2006"))
+	if e.err != nil {
+		fmt.Fprintf(b, "  error: %v\n", e.err)
+	}
+	async := e.job.Ioengine == fiov1.IOEngine_IO_ENGINE_LIBAIO || e.job.Ioengine == fiov1.IOEngine_IO_ENGINE_IO_URING
+	for d := range e.st.dir {
+		if e.st.dir[d].ios > 0 {
+			textDir(b, e, d, async)
+		}
+	}
+	textLatDist(b, latencyOf(e.st))
+	if e.st.syncIOs > 0 {
+		b.WriteString("  fsync/fdatasync/sync_file_range:\n")
+		textLat(b, "    sync", e.st.syncLat)
+		textPercentiles(b, "    sync", e.st.syncLat)
+	}
+	st := e.st
+	fmt.Fprintf(b, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%d, majf=%d, minf=%d\n",
+		cpuPct(st.usage.usr, st.runtime), cpuPct(st.usage.sys, st.runtime), st.usage.ctx, st.usage.majf, st.usage.minf)
+	fmt.Fprintf(b, "  IO depths    : %s\n", textBuckets(st.level, st.submits, levelLabels))
+	fmt.Fprintf(b, "     submit    : %s\n", textBuckets(st.submit, st.submits, batchLabels))
+	fmt.Fprintf(b, "     complete  : %s\n", textBuckets(st.complete, st.completes, batchLabels))
+	fmt.Fprintf(b, "     issued rwts: total=%d,%d,0,%d short=%d,%d,0,0 dropped=0,0,0,0\n",
+		st.dir[0].ios, st.dir[1].ios, st.syncIOs, st.dir[0].short, st.dir[1].short)
+	fmt.Fprintf(b, "     latency   : target=0, window=0, percentile=100.00%%, depth=%d\n", e.job.Iodepth)
+	if st.late > 0 {
+		fmt.Fprintf(b, "     rate_iops : %d I/Os started more than one interval late\n", st.late)
+	}
+	b.WriteString("\n")
+}
+
+func textDir(b *bufio.Writer, e entry, d int, async bool) {
+	ds := e.st.dir[d]
+	ms := e.st.wall.Milliseconds()
+	bw := uint64(bandwidth(e.st, d))
+	iops := uint64(0)
+	if ms > 0 {
+		iops = uint64(float64(ds.ios) * 1000 / float64(ms))
+	}
+	fmt.Fprintf(b, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%dmsec)\n", dirLabel[d], num2str(iops, 4, false, ""),
+		num2str(bw, 4, true, "B"), num2str(bw, 4, false, "B"), num2str(uint64(ds.bytes), 4, true, "B"), ms)
+	if async {
+		textLat(b, "    slat", ds.slat)
+	}
+	textLat(b, "    clat", ds.clat)
+	textLat(b, "     lat", ds.lat)
+	textPercentiles(b, "    clat", ds.clat)
+	fmt.Fprintf(b, "   bw (  KiB/s): min=%d, max=%d, per=%.2f%%, avg=%.2f, stdev=%.2f, samples=%d\n",
+		int64(ds.bw.min), int64(ds.bw.max), e.bwShare[d], ds.bw.mean, ds.bw.stddev(), ds.bw.n)
+	fmt.Fprintf(b, "   iops        : min=%d, max=%d, avg=%.2f, stdev=%.2f, samples=%d\n",
+		int64(ds.iops.min), int64(ds.iops.max), ds.iops.mean, ds.iops.stddev(), ds.iops.n)
+}
+
+// textLat is fio's "clat (usec): min=.., max=.., avg=.., stdev=.." line,
+// in the unit fio's display_lat picks.
+func textLat(b *bufio.Writer, label string, h *hist.Histogram) {
+	mn, mx, mean, dev := float64(h.Min()), float64(h.Max()), h.Mean(), h.StdDev()
+	unit, div := "nsec", 1.0
+	switch {
+	case mn > 1e6 && mean > 1e6:
+		unit, div = "msec", 1e6
+	case mn > 1e3 && mean > 1e3:
+		unit, div = "usec", 1e3
+	}
+	fmt.Fprintf(b, "%s (%s): min=%s, max=%s, avg=%5.02f, stdev=%5.02f\n", label, unit,
+		num2str(uint64(mn/div), 6, false, ""), num2str(uint64(mx/div), 6, false, ""), mean/div, dev/div)
+}
+
+// textPercentiles is fio's percentile table, four per line, in the unit
+// fio's show_clat_percentiles picks (values rounded up).
+func textPercentiles(b *bufio.Writer, label string, h *hist.Histogram) {
+	if h.Count() == 0 {
+		return
+	}
+	vals := h.Percentiles(percentiles)
+	unit, div := "nsec", int64(1)
+	switch {
+	case vals[0] > 2_000_000 && vals[len(vals)-1] > 99_999_999:
+		unit, div = "msec", 1_000_000
+	case vals[0] > 2000 && vals[len(vals)-1] > 99_999:
+		unit, div = "usec", 1000
+	}
+	for i := range vals {
+		vals[i] = (vals[i] + div - 1) / div
+	}
+	width := max(5, len(strconv.FormatInt(vals[len(vals)-1], 10)))
+	fmt.Fprintf(b, "%s percentiles (%s):\n     |", label, unit)
+	for i, v := range vals {
+		sep := ","
+		if i == len(vals)-1 {
+			sep = "\n"
+		} else if i%4 == 3 {
+			sep = ",\n     |"
+		}
+		fmt.Fprintf(b, " %5.2fth=[%*d]%s", percentiles[i], width, v, sep)
+	}
+}
+
+// textLatDist is fio's "lat (usec)   : 250=0.01%, ..." lines.
+func textLatDist(b *bufio.Writer, h *hist.Histogram) {
+	if h.Count() == 0 {
+		return
+	}
+	for _, s := range []struct {
+		name   string
+		unit   float64
+		labels []string
+	}{{"nsec", 1, nsLabels}, {"usec", 1e3, nsLabels}, {"msec", 1e6, msLabels}} {
+		var parts []string
+		for _, m := range latBucketsJSON(h, s.unit, s.labels) {
+			if p := m.v.(float64); p > 0 {
+				parts = append(parts, fmt.Sprintf("%s=%.2f%%", m.k, max(p, 0.01)))
+			}
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(b, "  lat (%s)   : %s\n", s.name, strings.Join(parts, ", "))
+		}
+	}
+}
+
+func textBuckets(bk depthBuckets, total int64, labels []string) string {
+	parts := make([]string, len(labels))
+	for i, l := range labels {
+		v := 0.0
+		if total > 0 {
+			v = float64(bk[i]) * 100 / float64(total)
+		}
+		parts[i] = fmt.Sprintf("%s=%.1f%%", l, v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// textGroup is fio's "Run status group 0 (all jobs):" block.
+func textGroup(b *bufio.Writer, es []entry) {
+	b.WriteString("Run status group 0 (all jobs):\n")
+	for d := range dirLabel {
+		var total, bytes int64
+		var minBW, maxBW, minMS, maxMS int64 = -1, 0, -1, 0
+		for _, e := range es {
+			if e.st.dir[d].ios == 0 {
+				continue
+			}
+			bw, ms := int64(bandwidth(e.st, d)), e.st.wall.Milliseconds()
+			total += bw
+			bytes += e.st.dir[d].bytes
+			minBW, maxBW = minPos(minBW, bw), max(maxBW, bw)
+			minMS, maxMS = minPos(minMS, ms), max(maxMS, ms)
+		}
+		if minBW < 0 {
+			continue
+		}
+		fmt.Fprintf(b, "  %s: bw=%s/s (%s/s), %s/s-%s/s (%s/s-%s/s), io=%s (%s), run=%d-%dmsec\n", dirUpper[d],
+			n2p(total), n2s(total), n2p(minBW), n2p(maxBW), n2s(minBW), n2s(maxBW), n2p(bytes), n2s(bytes), minMS, maxMS)
+	}
+}
+
+func textDisks(b *bufio.Writer, ds []diskUtil) {
+	if len(ds) == 0 {
+		return
+	}
+	b.WriteString("\nDisk stats (read/write):\n")
+	for _, d := range ds {
+		fmt.Fprintf(b, "  %s: ios=%d/%d, merge=%d/%d, ticks=%d/%d, in_queue=%d, util=%.2f%%\n", d.name,
+			d.d.readIOs, d.d.writeIOs, d.d.readMerges, d.d.writeMerges, d.d.readTicks, d.d.writeTicks, d.d.inQueue, d.util)
+	}
+}
+
+func n2p(v int64) string { return num2str(uint64(v), 4, true, "B") }
+func n2s(v int64) string { return num2str(uint64(v), 4, false, "B") }
+
+func minPos(a, b int64) int64 {
+	if a < 0 || b < a {
+		return b
+	}
+	return a
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return ""
+	}
+	return s
+}

@@ -1,0 +1,282 @@
+package fio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
+	"github.com/writepath/writepath/workload"
+)
+
+// plan expands jobs into clones (numjobs), resolves paths against
+// env.DataDir, fixes seeds and checks everything that can be checked before
+// any I/O: sizes of named files, tmpfs, O_DIRECT alignment.
+func plan(spec *fiov1.Spec, env workload.Env) ([]*clone, []string, error) {
+	var (
+		clones []*clone
+		notes  []string
+		errs   []error
+	)
+	for _, j := range spec.Jobs {
+		if j.Ioengine == fiov1.IOEngine_IO_ENGINE_IO_URING {
+			notes = append(notes, fmt.Sprintf("%s: ioengine=io_uring is run by writepath's libaio engine (no native ring yet)", j.Name))
+		}
+		for n := 0; n < int(j.Numjobs); n++ {
+			c, err := planClone(j, n, len(clones), env)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			clones = append(clones, c)
+		}
+	}
+	return clones, notes, errors.Join(errs...)
+}
+
+func planClone(j *fiov1.Job, num, index int, env workload.Env) (*clone, error) {
+	root := env.DataDir
+	if root == "" {
+		root = "."
+	}
+	dir := j.Directory
+	if dir == "" || !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%s.%d.0", j.Name, num))
+	if j.Filename != "" {
+		path = j.Filename
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, path)
+		}
+	}
+	c := &clone{job: j, num: num, index: index, path: path, size: j.Size, fd: -1,
+		seed: cloneSeed(j.Randseed, index, env.Shard), st: newJobStats()}
+	if c.size == 0 {
+		st, err := os.Stat(path)
+		if err != nil || uint64(st.Size()) <= j.Offset {
+			return nil, fmt.Errorf("job %s: size= not given and %s has no data past offset=%d", j.Name, path, j.Offset)
+		}
+		c.size = uint64(st.Size()) - j.Offset
+	}
+	c.dev = deviceOf(dir)
+	if j.Direct {
+		if isTmpfs(dir) {
+			return nil, fmt.Errorf("job %s: direct=1 on %s: %w (tmpfs); use direct=0 or a disk-backed directory", j.Name, dir, ErrDirectUnsupported)
+		}
+		if err := checkAlignment(j, c.dev); err != nil {
+			return nil, err
+		}
+	}
+	c.gen = newGenerator(j, c.size, c.seed)
+	return c, nil
+}
+
+// checkAlignment refuses a bs or offset that O_DIRECT cannot use on dev.
+func checkAlignment(j *fiov1.Job, dev device) error {
+	name := dev.name
+	if name == "" {
+		name = "the device"
+	}
+	if j.Bs%dev.lbs != 0 {
+		return fmt.Errorf("job %s: bs=%d is not a multiple of the logical block size of %s (%d bytes): %w",
+			j.Name, j.Bs, name, dev.lbs, ErrAlignment)
+	}
+	if j.Offset%dev.lbs != 0 {
+		return fmt.Errorf("job %s: offset=%d is not a multiple of the logical block size of %s (%d bytes): %w",
+			j.Name, j.Offset, name, dev.lbs, ErrAlignment)
+	}
+	return nil
+}
+
+// cloneSeed derives a clone's seed from the job's, its position and, when
+// the phase runs on several workers, the worker's shard, so that clones
+// and workers do not repeat each other's offsets (splitmix64 finaliser).
+func cloneSeed(seed uint64, index int, sh workload.Shard) uint64 {
+	z := seed + uint64(index+1)*0x9e3779b97f4a7c15
+	if sh.Count > 1 {
+		z += uint64(sh.Index+1) * 0xbf58476d1ce4e5b9
+	}
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// execute lays the files out, opens them, runs every clone on its own
+// locked OS thread and gathers the result.
+func execute(ctx context.Context, clones []*clone, notes []string, env workload.Env, rec *workload.Recorder) (*result, error) {
+	log := env.Logger()
+	for _, n := range notes {
+		log.Info(n)
+	}
+	for _, c := range clones {
+		ln, err := layout(ctx, c)
+		for _, n := range ln {
+			log.Info(n)
+		}
+		notes = append(notes, ln...)
+		if err != nil {
+			return nil, err
+		}
+	}
+	defer closeAll(clones)
+	for _, c := range clones {
+		if err := openClone(c); err != nil {
+			return nil, err
+		}
+		attachHandles(c, rec)
+	}
+	// Every worker of the phase starts its I/O at env.Start, so that
+	// interval k covers the same slice of time on all of them; a layout
+	// that overran the start margin starts at once.
+	if err := sleepCtx(ctx, time.Until(env.Start)); err != nil {
+		return nil, err
+	}
+	res := &result{start: time.Now(), clones: clones, notes: notes}
+	devs := map[string]bool{}
+	for _, c := range clones {
+		if c.dev.name != "" {
+			devs[c.dev.name] = true
+		}
+	}
+	before := readDiskStats(devs)
+	defer enoughProcs(len(clones))()
+	runClones(ctx, clones, log)
+	res.elapsed = time.Since(res.start)
+	res.disks = diskDelta(before, readDiskStats(devs), res.elapsed)
+	var errs []error
+	for _, c := range clones {
+		errs = append(errs, c.err)
+	}
+	return res, errors.Join(errs...)
+}
+
+// enoughProcs raises GOMAXPROCS to one P per clone plus one for the rest
+// of the process, and returns how to put it back. Each clone holds a locked
+// OS thread that spends most of its time blocked in I/O system calls; with
+// fewer Ps than clones, sysmon hands the P of a thread in a syscall to
+// another thread after 20 µs and the returning thread must wait for one:
+// futex wake-ups, context switches and latency on every I/O, which fio's
+// plain threads do not pay. Idle Ps cost nothing. GOMAXPROCS is process
+// wide, so it is only ever raised, and restored when the run ends.
+func enoughProcs(clones int) (restore func()) {
+	prev := runtime.GOMAXPROCS(0)
+	if prev >= clones+1 {
+		return func() {}
+	}
+	runtime.GOMAXPROCS(clones + 1)
+	return func() { runtime.GOMAXPROCS(prev) }
+}
+
+// runClones starts every clone and waits for all of them; a cancelled ctx
+// raises the stop flag each clone checks once per I/O batch.
+func runClones(ctx context.Context, clones []*clone, log *slog.Logger) {
+	stop := &atomic.Bool{}
+	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
+	var wg sync.WaitGroup
+	for _, c := range clones {
+		c.stop = stop
+		wg.Go(func() {
+			c.err = c.run(ctx)
+			if c.err != nil {
+				log.Error("job failed", "job", c.job.Name, "clone", c.num, "err", c.err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// run is one clone's life on its own OS thread (so that RUSAGE_THREAD is
+// the clone's CPU, and blocking I/O does not hop threads).
+func (c *clone) run(ctx context.Context) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := sleepCtx(ctx, time.Duration(c.job.StartdelayNs)); err != nil {
+		return nil
+	}
+	c.begin()
+	var err error
+	if c.job.Ioengine == fiov1.IOEngine_IO_ENGINE_LIBAIO || c.job.Ioengine == fiov1.IOEngine_IO_ENGINE_IO_URING {
+		err = c.runAIO()
+	} else {
+		err = c.runSync()
+	}
+	if err == nil && c.job.EndFsync && c.does(dirWrite) {
+		err = c.doSync()
+	}
+	c.finish()
+	return err
+}
+
+// openClone opens the clone's file with the job's flags and allocates its
+// buffers.
+func openClone(c *clone) error {
+	j := c.job
+	flags := unix.O_RDONLY | unix.O_CLOEXEC
+	if c.does(dirWrite) {
+		flags = unix.O_RDWR | unix.O_CLOEXEC
+	}
+	if j.Direct {
+		flags |= unix.O_DIRECT
+	}
+	switch j.Sync {
+	case fiov1.SyncMode_SYNC_MODE_SYNC:
+		flags |= unix.O_SYNC
+	case fiov1.SyncMode_SYNC_MODE_DSYNC:
+		flags |= unix.O_DSYNC
+	}
+	fd, err := unix.Open(c.path, flags, 0o644)
+	if err != nil {
+		if j.Direct && err == unix.EINVAL {
+			return fmt.Errorf("job %s: open %s with O_DIRECT: %w", j.Name, c.path, ErrDirectUnsupported)
+		}
+		return fmt.Errorf("job %s: open %s: %w", j.Name, c.path, err)
+	}
+	c.fd = fd
+	if !j.Direct {
+		// fio's invalidate=1: start buffered jobs from a cold page cache.
+		_ = unix.Fadvise(fd, int64(j.Offset), int64(c.size), unix.FADV_DONTNEED)
+	}
+	depth := 1
+	if j.Ioengine == fiov1.IOEngine_IO_ENGINE_LIBAIO || j.Ioengine == fiov1.IOEngine_IO_ENGINE_IO_URING {
+		depth = int(j.Iodepth)
+	}
+	c.bufs, err = newBuffers(depth, j.Bs, c.seed)
+	if err != nil {
+		return fmt.Errorf("job %s: %w", j.Name, err)
+	}
+	return nil
+}
+
+// attachHandles gives the clone its own Recorder handles, one per
+// operation it performs.
+func attachHandles(c *clone, rec *workload.Recorder) {
+	if c.does(dirRead) {
+		c.h[dirRead] = rec.Handle("read")
+	}
+	if c.does(dirWrite) {
+		c.h[dirWrite] = rec.Handle("write")
+		if c.job.Fsync > 0 || c.job.Fdatasync > 0 || c.job.EndFsync {
+			c.h[opSync] = rec.Handle("sync")
+		}
+	}
+}
+
+func closeAll(clones []*clone) {
+	for _, c := range clones {
+		if c.fd >= 0 {
+			_ = unix.Close(c.fd)
+			c.fd = -1
+		}
+		c.bufs.close()
+	}
+}

@@ -1,0 +1,69 @@
+package oltp
+
+import (
+	"context"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sysbench runs Debian's sysbench 1.0.20 oltp_write_only against the test
+// server with o's tables.
+func sysbench(t *testing.T, o Options, command string, extra ...string) string {
+	t.Helper()
+	bin, err := exec.LookPath("sysbench")
+	if err != nil {
+		t.Fatalf("sysbench 1.0.20 is required (apt-get install sysbench): %v", err)
+	}
+	args := append([]string{"oltp_write_only", "--db-driver=mysql",
+		"--mysql-socket=" + o.Conn.Socket, "--mysql-user=" + o.Conn.User, "--mysql-db=" + o.Conn.DB,
+		"--tables=" + strconv.Itoa(o.Tables), "--table-size=" + strconv.Itoa(o.TableSize)}, extra...)
+	args = append(args, command)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
+	if err != nil || strings.Contains(string(out), "FATAL") || strings.Contains(string(out), "ALERT") {
+		t.Fatalf("sysbench %s: %v\n%s", command, err, out)
+	}
+	return string(out)
+}
+
+// TestSysbenchRunsOnWritepathTables: tables prepared by writepath are run
+// by sysbench without error, and the row counts stay.
+func TestSysbenchRunsOnWritepathTables(t *testing.T) {
+	o := prepared(t, testSpec("wp_compat1", 2, 2000))
+	out := sysbench(t, o, "run", "--threads=2", "--time=2")
+	if !strings.Contains(out, "transactions:") {
+		t.Fatalf("sysbench run printed no summary:\n%s", out)
+	}
+	assertRowCounts(t, o)
+}
+
+// TestWritepathRunsOnSysbenchTables: writepath runs on tables that sysbench
+// prepared, and the row counts stay.
+func TestWritepathRunsOnSysbenchTables(t *testing.T) {
+	s := testSpec("wp_compat2", 2, 2000)
+	s.Threads, s.TimeSeconds = u32p(2), u32p(2)
+	o := mustOptions(t, s)
+	admin := adminConn(t, "")
+	for _, q := range []string{"DROP DATABASE IF EXISTS wp_compat2", "CREATE DATABASE wp_compat2"} {
+		if _, err := admin.exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _, _ = admin.exec("DROP DATABASE IF EXISTS wp_compat2") })
+	sysbench(t, o, "prepare")
+	sum, _, err := runFor(t, t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Transactions < 10 || sum.Reconnects != 0 {
+		t.Errorf("transactions %d, reconnects %d on sysbench's tables", sum.Transactions, sum.Reconnects)
+	}
+	assertRowCounts(t, o)
+	if err := Cleanup(t.Context(), o, envQuiet()); err != nil {
+		t.Fatal(err)
+	}
+}

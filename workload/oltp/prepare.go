@@ -1,0 +1,214 @@
+package oltp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/writepath/writepath/workload"
+)
+
+// Prepare tunables.
+const (
+	// bulkBytes bounds one multi-row INSERT (about 1,300 rows). Far under
+	// max_allowed_packet (16 MB MariaDB, 64 MB MySQL); on a 2-core
+	// MariaDB 10.11, 256 KB loaded faster than 1 MB or 4 MB statements.
+	bulkBytes = 256 << 10
+)
+
+// Prepare creates the tables, loads them with --threads connections in
+// parallel, then adds the secondary indexes (also in parallel).
+func Prepare(ctx context.Context, o Options, env workload.Env) error {
+	c, err := dial(ctx, o.Conn, false)
+	if err != nil {
+		return connectError(o.Conn, err)
+	}
+	stop := c.interruptOn(ctx)
+	defer func() { stop(); c.close() }()
+	if _, err := c.exec("CREATE DATABASE IF NOT EXISTS " + quoteIdent(o.Conn.DB)); err != nil {
+		return fmt.Errorf("prepare: create database %s: %w", o.Conn.DB, err)
+	}
+	if _, err := c.exec("USE " + quoteIdent(o.Conn.DB)); err != nil {
+		return fmt.Errorf("prepare: use %s: %w", o.Conn.DB, err)
+	}
+	log := env.Logger()
+	for n := 1; n <= o.Tables; n++ {
+		log.Info(fmt.Sprintf("Creating table 'sbtest%d'...", n))
+		if _, err := c.exec(createTableSQL(o, n)); err != nil {
+			if mysqlErrno(err) == erTableExists {
+				return fmt.Errorf("prepare: %w: %s.sbtest%d at %s: run the cleanup phase first", ErrTableExists, o.Conn.DB, n, o.Conn.where())
+			}
+			return fmt.Errorf("prepare: create sbtest%d: %w", n, err)
+		}
+	}
+	if err := load(ctx, o, env); err != nil {
+		return err
+	}
+	if !o.CreateSecondary {
+		return nil
+	}
+	return parallel(ctx, o, o.Tables, func(c *conn, i int) error {
+		log.Info(fmt.Sprintf("Creating a secondary index on 'sbtest%d'...", i+1))
+		if _, err := c.exec(createIndexSQL(i + 1)); err != nil {
+			return fmt.Errorf("prepare: index on sbtest%d: %w", i+1, err)
+		}
+		return nil
+	})
+}
+
+// chunk is rows [from, to] of table.
+type chunk struct{ table, from, to int }
+
+// chunks splits the load into contiguous id ranges. A table is best
+// loaded by one writer appending at the right edge of its primary key (as
+// sysbench loads it): several writers in one B-tree contend on its index
+// latch and split pages mid-range, which measured slower (8 x 100,000 rows,
+// 16 threads: 4.3 s with one writer per table, 5-11 s with five 20,000-row
+// chunks per table). Tables are split only when there are fewer than half
+// as many tables as threads, into threads/(2*tables) ranges each, so a
+// single big table still loads in parallel.
+func chunks(o Options) []chunk {
+	per := max(1, o.Threads/(2*o.Tables))
+	size := (o.TableSize + per - 1) / per
+	var out []chunk
+	for t := 1; t <= o.Tables; t++ {
+		for from := 1; from <= o.TableSize; from += size {
+			out = append(out, chunk{t, from, min(from+size-1, o.TableSize)})
+		}
+	}
+	return out
+}
+
+// load inserts every row, reporting progress on env.Progress.
+func load(ctx context.Context, o Options, env workload.Env) error {
+	work := chunks(o)
+	var done atomic.Int64
+	total := int64(o.Tables) * int64(o.TableSize)
+	stopBar := progressBar(env.Progress, total, &done)
+	defer stopBar()
+	return parallel(ctx, o, len(work), func(c *conn, i int) error {
+		w := work[i]
+		// Each chunk has its own stream: the data is the same whatever
+		// the thread count.
+		b := &bulkInsert{rnd: NewRand(o.Rand, uint64(1<<32)+uint64(i)), size: uint32(o.TableSize),
+			c: []byte(cTemplate), pad: []byte(padTemplate), maxBytes: bulkBytes}
+		var buf []byte
+		for from := w.from; from <= w.to; {
+			var next int
+			buf, next = b.next(buf, w.table, from, w.to)
+			if _, err := c.exec(string(buf)); err != nil {
+				return fmt.Errorf("prepare: load sbtest%d rows %d..%d: %w", w.table, from, next-1, err)
+			}
+			done.Add(int64(next - from))
+			from = next
+		}
+		return nil
+	})
+}
+
+// parallel runs n items on up to --threads connections to the database.
+// The first error cancels the other connections and is returned; a
+// cancelled ctx returns its error.
+func parallel(ctx context.Context, o Options, n int, f func(c *conn, i int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for t := 0; t < min(o.Threads, n); t++ {
+		wg.Go(func() {
+			if err := parallelWorker(ctx, o, n, &next, f); err != nil {
+				cancel(err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil && err != context.Canceled {
+		return err
+	}
+	return ctx.Err()
+}
+
+func parallelWorker(ctx context.Context, o Options, n int, next *atomic.Int64, f func(c *conn, i int) error) error {
+	c, err := dial(ctx, o.Conn, true)
+	if err != nil {
+		return connectError(o.Conn, err)
+	}
+	stop := c.interruptOn(ctx)
+	defer func() { stop(); c.close() }()
+	for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+		if err := f(c, i); err != nil {
+			if ctx.Err() != nil {
+				return nil // another worker's error (or the caller) ended the phase
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// progressBar redraws "rows/total, rows/s, ETA" on w twice a second until
+// the returned stop is called. A nil w draws nothing.
+func progressBar(w io.Writer, total int64, done *atomic.Int64) (stop func()) {
+	if w == nil {
+		return func() {}
+	}
+	start := time.Now()
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				drawBar(w, done.Load(), total, time.Since(start))
+				fmt.Fprintln(w)
+				return
+			case <-t.C:
+				drawBar(w, done.Load(), total, time.Since(start))
+			}
+		}
+	}()
+	return func() { close(quit); wg.Wait() }
+}
+
+func drawBar(w io.Writer, done, total int64, elapsed time.Duration) {
+	const width = 30
+	frac := float64(done) / float64(max(total, 1))
+	filled := int(frac * width)
+	bar := make([]byte, width)
+	for i := range bar {
+		bar[i] = ' '
+		if i < filled {
+			bar[i] = '#'
+		}
+	}
+	rate := float64(done) / max(elapsed.Seconds(), 1e-9)
+	eta := "--"
+	if rate > 0 && done < total {
+		eta = time.Duration(float64(total-done) / rate * float64(time.Second)).Round(time.Second).String()
+	}
+	fmt.Fprintf(w, "\rprepare [%s] %d/%d rows %5.1f%%  %.0f rows/s  ETA %s   ", bar, done, total, 100*frac, rate, eta)
+}
+
+// Cleanup drops the tables.
+func Cleanup(ctx context.Context, o Options, env workload.Env) error {
+	c, err := dial(ctx, o.Conn, true)
+	if err != nil {
+		return connectError(o.Conn, err)
+	}
+	stop := c.interruptOn(ctx)
+	defer func() { stop(); c.close() }()
+	for n := 1; n <= o.Tables; n++ {
+		env.Logger().Info(fmt.Sprintf("Dropping table 'sbtest%d'...", n))
+		if _, err := c.exec(dropTableSQL(n)); err != nil {
+			return fmt.Errorf("cleanup: drop sbtest%d: %w", n, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,261 @@
+package oltp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/writepath/writepath/workload"
+)
+
+// runState is one run phase on this worker.
+type runState struct {
+	o       Options
+	rec     *workload.Recorder
+	start   time.Time
+	end     time.Time // zero: no time limit
+	warmEnd time.Time
+	pacer   *pacer // nil: closed loop
+	claimed atomic.Int64
+	late    atomic.Int64
+	threads []*thread
+	total   counters // recorder counters shared by all threads
+}
+
+// counters are the Recorder's counters, named as sysbench names them.
+type counters struct {
+	trx, writes, other, errors, reconnects, late *workload.Counter
+}
+
+// thread is one run goroutine's state.
+type thread struct {
+	r           *Runner
+	st          *threadStats
+	trx, uncorr *workload.Handle
+	last        countSnap
+	// base is the count when the warm-up ended: the summary counts from it.
+	base    countSnap
+	baseSet bool
+}
+
+type countSnap struct{ trx, writes, other, errors, reconnects int64 }
+
+// Run executes the run phase: --threads Runners on this worker until
+// --time, --events or ctx ends it, and returns the summary.
+func Run(ctx context.Context, o Options, env workload.Env, rec *workload.Recorder) (*Summary, error) {
+	if err := checkTables(ctx, o); err != nil {
+		return nil, err
+	}
+	s, err := newRunState(ctx, o, env, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	stopStatus := startStatus(ctx, o.Conn, rec)
+	defer stopStatus()
+	stopReport := s.reporter(env)
+	err = s.loop(ctx)
+	stopReport()
+	sum := s.summary(time.Now())
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return sum, err
+	}
+	return sum, nil
+}
+
+// checkTables fails fast, naming the first missing table, as sysbench
+// fails at thread start.
+func checkTables(ctx context.Context, o Options) error {
+	c, err := dial(ctx, o.Conn, true)
+	if err != nil {
+		return connectError(o.Conn, err)
+	}
+	stop := c.interruptOn(ctx)
+	defer func() { stop(); c.close() }()
+	names, err := c.queryStrings("SHOW TABLES LIKE 'sbtest%'")
+	if err != nil {
+		return fmt.Errorf("list tables in %s: %w", o.Conn.DB, err)
+	}
+	have := make(map[string]bool, len(names))
+	for _, n := range names {
+		have[n] = true
+	}
+	for n := 1; n <= o.Tables; n++ {
+		if t := fmt.Sprintf("sbtest%d", n); !have[t] {
+			return tableError(o.Conn, t, errors.New("not found"))
+		}
+	}
+	return nil
+}
+
+func newRunState(ctx context.Context, o Options, env workload.Env, rec *workload.Recorder) (*runState, error) {
+	s := &runState{o: o, rec: rec, threads: make([]*thread, o.Threads)}
+	s.total = counters{trx: rec.Counter("transactions"), writes: rec.Counter("writes"), other: rec.Counter("other"),
+		errors: rec.Counter("errors"), reconnects: rec.Counter("reconnects"), late: rec.Counter("late")}
+	if err := s.connect(ctx, env.Shard); err != nil {
+		s.close()
+		return nil, err
+	}
+	s.start = time.Now()
+	if env.Start.After(s.start) {
+		if err := sleepCtx(ctx, time.Until(env.Start)); err != nil {
+			s.close()
+			return nil, err
+		}
+		s.start = env.Start
+	}
+	if o.Time > 0 {
+		s.end = s.start.Add(o.Time)
+	}
+	s.warmEnd = s.start.Add(o.Warmup)
+	if o.Rate > 0 {
+		s.pacer = newPacer(s.start, o.Rate)
+	}
+	rec.Gauge("threads").Set(int64(o.Threads))
+	return s, nil
+}
+
+// connect opens every thread's connection in parallel. Thread i of worker
+// w draws random stream w*threads+i, so workers never repeat each other.
+func (s *runState) connect(ctx context.Context, shard workload.Shard) error {
+	errs := make([]error, len(s.threads))
+	var wg sync.WaitGroup
+	for i := range s.threads {
+		wg.Go(func() {
+			r, err := NewRunner(ctx, s.o, uint64(shard.Index*s.o.Threads+i), Hook{})
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			t := &thread{r: r, st: newThreadStats(), trx: s.rec.Handle("trx")}
+			if s.o.Rate > 0 {
+				t.uncorr = s.rec.Handle("trx_uncorrected")
+			}
+			s.threads[i] = t
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err // the first: all threads fail alike
+		}
+	}
+	return nil
+}
+
+func (s *runState) close() {
+	for _, t := range s.threads {
+		if t != nil {
+			t.r.Close()
+		}
+	}
+}
+
+// loop runs every thread until the end; the first fatal error stops all.
+func (s *runState) loop(ctx context.Context) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	for _, t := range s.threads {
+		wg.Go(func() {
+			if err := s.threadLoop(ctx, t); err != nil && ctx.Err() == nil {
+				cancel(err)
+			}
+		})
+	}
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
+// threadLoop is the hot path: claim, (wait), execute, record.
+func (s *runState) threadLoop(ctx context.Context, t *thread) error {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		if s.o.Events > 0 && uint64(s.claimed.Add(1)) > s.o.Events {
+			return nil
+		}
+		intended, err := s.next(ctx, timer)
+		if err != nil || intended.IsZero() {
+			return err
+		}
+		began := time.Now()
+		if err := t.r.Txn(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		done := time.Now()
+		s.record(t, intended, began, done)
+	}
+}
+
+// next returns when the next transaction should start (now, in closed
+// loop), after waiting for it; zero when the run is over.
+func (s *runState) next(ctx context.Context, timer *time.Timer) (time.Time, error) {
+	now := time.Now()
+	if ctx.Err() != nil || !s.end.IsZero() && !now.Before(s.end) {
+		return time.Time{}, nil
+	}
+	if s.pacer == nil {
+		return now, nil
+	}
+	at := s.pacer.claim()
+	if !s.end.IsZero() && !at.Before(s.end) {
+		return time.Time{}, nil
+	}
+	if wait := at.Sub(now); wait > 0 {
+		timer.Reset(wait)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return time.Time{}, nil
+		}
+	} else if -wait > lateAfter {
+		s.late.Add(1)
+		s.total.late.Add(1)
+	}
+	return at, nil
+}
+
+// record books one transaction in the recorder and the thread's stats.
+func (s *runState) record(t *thread, intended, began, done time.Time) {
+	lat, uncorr := done.Sub(intended), done.Sub(began)
+	t.trx.RecordDuration(lat)
+	if t.uncorr != nil {
+		t.uncorr.RecordDuration(uncorr)
+	}
+	counted := !done.Before(s.warmEnd)
+	t.st.record(lat, uncorr, counted)
+	c := &t.r.Counts
+	if counted && !t.baseSet {
+		t.base, t.baseSet = t.last, true
+	}
+	now := countSnap{c.Transactions.Load(), c.Writes.Load(), c.Other.Load(), c.Errors.Load(), c.Reconnects.Load()}
+	s.total.trx.Add(1)
+	s.total.writes.Add(now.writes - t.last.writes)
+	s.total.other.Add(now.other - t.last.other)
+	if now.errors != t.last.errors {
+		s.total.errors.Add(now.errors - t.last.errors)
+	}
+	if now.reconnects != t.last.reconnects {
+		s.total.reconnects.Add(now.reconnects - t.last.reconnects)
+	}
+	t.last = now
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

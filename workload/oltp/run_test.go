@@ -1,0 +1,186 @@
+package oltp
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// comStatus reads the server's statement counters.
+func comStatus(t *testing.T, c *conn) map[string]int64 {
+	t.Helper()
+	rows, err := c.queryStrings("SELECT CONCAT(VARIABLE_NAME, '=', VARIABLE_VALUE) FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ('COM_BEGIN','COM_COMMIT','COM_UPDATE','COM_DELETE','COM_INSERT','COM_ROLLBACK','COM_STMT_EXECUTE')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int64{}
+	for _, r := range rows {
+		k, v, _ := strings.Cut(r, "=")
+		var n int64
+		for _, ch := range v {
+			n = n*10 + int64(ch-'0')
+		}
+		out[strings.ToLower(k)] = n
+	}
+	return out
+}
+
+// TestTransactionMix checks the statements per transaction on the server
+// side, from its Com_* counters: one BEGIN, two UPDATEs, one DELETE, one
+// INSERT and one COMMIT, all six as prepared statements (as sysbench).
+func TestTransactionMix(t *testing.T) {
+	s := testSpec("wp_mix", 3, 2000)
+	s.Threads, s.Events, s.TimeSeconds = u32p(4), 400, u32p(0)
+	o := prepared(t, s)
+	admin := adminConn(t, "")
+	before := comStatus(t, admin)
+	sum, _, err := runFor(t, t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := comStatus(t, admin)
+	d := func(k string) int64 { return after[k] - before[k] }
+	n := sum.Transactions
+	if n != 400 {
+		t.Fatalf("transactions = %d; want --events=400", n)
+	}
+	// The admin connection's own status query adds nothing to these. A
+	// retried attempt (ignored deadlock) adds at most its own statements
+	// and one ROLLBACK.
+	e := sum.IgnoredErrors
+	want := map[string]int64{"com_begin": n, "com_commit": n, "com_update": 2 * n, "com_delete": n,
+		"com_insert": n, "com_stmt_execute": 6 * n, "com_rollback": 0}
+	slack := map[string]int64{"com_begin": e, "com_update": 2 * e, "com_delete": e, "com_insert": e,
+		"com_stmt_execute": 6 * e, "com_rollback": e}
+	for k, w := range want {
+		if got := d(k); got < w || got > w+slack[k] {
+			t.Errorf("%s delta = %d over %d transactions (%d retried); want %d..%d", k, got, n, e, w, w+slack[k])
+		}
+	}
+	if d("com_rollback") != e {
+		t.Errorf("com_rollback delta = %d; want one per ignored error (%d)", d("com_rollback"), e)
+	}
+	if q := sum.Writes + sum.Other; q < 6*n || q > 6*(n+e) {
+		t.Errorf("writes %d + other %d = %d; want 6 per transaction (%d, plus retried statements)", sum.Writes, sum.Other, q, 6*n)
+	}
+	if sum.Other < 2*n {
+		t.Errorf("other = %d; want at least BEGIN+COMMIT per transaction (%d)", sum.Other, 2*n)
+	}
+	text := sum.Text()
+	for _, sec := range []string{"SQL statistics:", "queries performed:", "transactions:", "General statistics:", "Latency (ms):", "95th percentile:", "Threads fairness:"} {
+		if !strings.Contains(text, sec) {
+			t.Errorf("summary lacks %q:\n%s", sec, text)
+		}
+	}
+	assertRowCounts(t, o)
+}
+
+// assertRowCounts checks that every table still holds table-size rows
+// (delete+insert of the same id keeps the count).
+func assertRowCounts(t *testing.T, o Options) {
+	t.Helper()
+	c := adminConn(t, o.Conn.DB)
+	for n := 1; n <= o.Tables; n++ {
+		if got := queryInt(t, c, "SELECT COUNT(*) FROM sbtest"+itoa(n)); got != int64(o.TableSize) {
+			t.Errorf("sbtest%d holds %d rows; want %d", n, got, o.TableSize)
+		}
+	}
+}
+
+func itoa(n int) string { return string(appendInt(nil, n)) }
+
+// TestDeadlockIsRetriedAndCounted forces a real InnoDB deadlock (1213)
+// inside a Runner's transaction: the transaction is rolled back, retried,
+// commits, and the error is counted as ignored.
+func TestDeadlockIsRetriedAndCounted(t *testing.T) {
+	s := testSpec("wp_deadlock", 2, 1000)
+	o := prepared(t, s)
+	o.Tables = 1 // the Runner stays off sbtest2, where the deadlock happens
+	other := adminConn(t, o.Conn.DB)
+	// The other transaction is heavy, so InnoDB picks the Runner as victim.
+	for _, q := range []string{"BEGIN", "UPDATE sbtest2 SET k=k+1 WHERE id BETWEEN 10 AND 900", "UPDATE sbtest2 SET k=k+1 WHERE id=1"} {
+		if _, err := other.exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	attempts, acked := 0, 0
+	otherDone := make(chan error, 1)
+	hook := Hook{
+		BeforeCommit: func(ctx context.Context, s Session) error {
+			attempts++
+			if attempts > 1 {
+				return nil
+			}
+			if _, err := s.Exec("UPDATE sbtest2 SET k=k+1 WHERE id=?", 2); err != nil {
+				return err
+			}
+			go func() {
+				time.Sleep(300 * time.Millisecond)
+				_, err := other.exec("UPDATE sbtest2 SET k=k+1 WHERE id=2") // closes the cycle
+				if err == nil {
+					_, err = other.exec("COMMIT")
+				}
+				otherDone <- err
+			}()
+			_, err := s.Exec("UPDATE sbtest2 SET k=k+1 WHERE id=?", 1)
+			return err
+		},
+		AfterCommit: func(ok bool, err error) {
+			if ok {
+				acked++
+			}
+		},
+	}
+	r, err := NewRunner(t.Context(), o, 7, hook)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.Txn(t.Context()); err != nil {
+		t.Fatalf("Txn = %v; want the deadlock retried", err)
+	}
+	if err := <-otherDone; err != nil {
+		t.Fatalf("the other transaction: %v", err)
+	}
+	if got := r.Counts.Errors.Load(); got != 1 || attempts != 2 || acked != 1 || r.Counts.Transactions.Load() != 1 {
+		t.Errorf("errors %d, attempts %d, acked %d, transactions %d; want 1, 2, 1, 1",
+			got, attempts, acked, r.Counts.Transactions.Load())
+	}
+}
+
+// TestReconnectAfterKillAndRestart kills the server mid-run and starts it
+// again: the run keeps going, counts reconnects, and ends on time.
+func TestReconnectAfterKillAndRestart(t *testing.T) {
+	s := testSpec("wp_reconnect", 2, 1000)
+	s.Threads, s.TimeSeconds = u32p(4), u32p(5)
+	o := prepared(t, s)
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		if err := testServer().Kill(); err != nil {
+			t.Error(err)
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+		if err := testServer().Start(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
+	start := time.Now()
+	sum, _, err := runFor(t, t.Context(), o)
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("run across a server kill = %v; want it to keep going", err)
+	}
+	if took > 9*time.Second {
+		t.Errorf("--time=5 run took %v", took)
+	}
+	if sum.Reconnects < 1 || sum.Transactions < 10 {
+		t.Errorf("reconnects %d, transactions %d; want >= 1 reconnect and progress", sum.Reconnects, sum.Transactions)
+	}
+	t.Logf("transactions %d, reconnects %d, ignored errors %d", sum.Transactions, sum.Reconnects, sum.IgnoredErrors)
+	if !testServer().Running() {
+		t.Fatal("server not restarted")
+	}
+	assertRowCounts(t, o)
+}

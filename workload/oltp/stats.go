@@ -1,0 +1,51 @@
+package oltp
+
+import (
+	"sync"
+	"time"
+
+	"github.com/writepath/writepath/hist"
+)
+
+// threadStats are one run thread's latencies for the local report and the
+// final summary. Only its own thread records; the reporter swaps the
+// interval histogram under mu once per report interval.
+type threadStats struct {
+	mu struct {
+		sync.Mutex
+		interval *hist.Histogram // since the last interval line
+		total    *hist.Histogram // after warm-up: the summary's latency
+		uncorr   *hist.Histogram // rate mode: from the actual start
+		busy     time.Duration   // summed latency after warm-up (execution time)
+		events   int64           // transactions after warm-up
+	}
+}
+
+func newThreadStats() *threadStats {
+	s := &threadStats{}
+	s.mu.interval, s.mu.total, s.mu.uncorr = hist.New(), hist.New(), hist.New()
+	return s
+}
+
+// record adds one transaction: lat from the intended start, uncorr from
+// the actual start (equal in closed-loop mode); counted tells whether it
+// finished after the warm-up.
+func (s *threadStats) record(lat, uncorr time.Duration, counted bool) {
+	s.mu.Lock()
+	s.mu.interval.RecordDuration(lat)
+	if counted {
+		s.mu.total.RecordDuration(lat)
+		s.mu.uncorr.RecordDuration(uncorr)
+		s.mu.busy += uncorr
+		s.mu.events++
+	}
+	s.mu.Unlock()
+}
+
+// takeInterval merges the interval histogram into into and resets it.
+func (s *threadStats) takeInterval(into *hist.Histogram) {
+	s.mu.Lock()
+	_ = into.Merge(s.mu.interval) // same geometry: cannot drop
+	s.mu.interval.Reset()
+	s.mu.Unlock()
+}
