@@ -15,13 +15,15 @@ BUF_VERSION := v1.75.0
 PROTOC_GEN_GO_VERSION := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 
-# Debian packages the tests drive as real peers: the server, sysbench 1.0.20,
-# fio 3.33, sysstat's iostat, fuse3 for the power-loss layer, iproute2 for netns,
-# chromium to check that HTML reports render offline.
-APT_PACKAGES := mariadb-server sysbench fio sysstat fuse3 iproute2 chromium
+# Debian packages the tests drive as real peers, as command:package: the
+# server, sysbench 1.0.20, fio 3.33, sysstat's iostat, fuse3 for the
+# power-loss layer, iproute2 for netns, chromium to check that HTML reports
+# render offline.
+DEPS := mariadbd:mariadb-server sysbench:sysbench fio:fio iostat:sysstat \
+	fusermount3:fuse3 ip:iproute2 chromium:chromium
 FUZZTIME ?= 10s
 
-.PHONY: all build test deps tools proto lint vet unit netns fuzz bench clean
+.PHONY: all build test deps services tools proto lint vet unit netns fuzz bench clean
 
 all: build
 
@@ -29,17 +31,19 @@ build:
 	go build -o writepath ./cmd/writepath
 
 deps:
-	@missing=""; \
-	command -v mariadbd >/dev/null || missing="$$missing mariadb-server"; \
-	command -v sysbench >/dev/null || missing="$$missing sysbench"; \
-	command -v fio      >/dev/null || missing="$$missing fio"; \
-	command -v iostat   >/dev/null || missing="$$missing sysstat"; \
-	command -v fusermount3 >/dev/null || missing="$$missing fuse3"; \
-	command -v ip       >/dev/null || missing="$$missing iproute2"; \
-	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	@missing=""; for d in $(DEPS); do command -v $${d%%:*} >/dev/null || missing="$$missing $${d##*:}"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+# The machine's own MariaDB on 127.0.0.1:3306 (root, no password) is used by
+# a few tests beside the managed instances they start; make sure it answers.
+services: deps
+	@if ! mariadb-admin --protocol=tcp -h127.0.0.1 -P3306 -uroot ping >/dev/null 2>&1; then \
+	  echo "starting MariaDB on 127.0.0.1:3306"; \
+	  (setsid /usr/sbin/mariadbd >/dev/null 2>&1 &); \
+	  for i in $$(seq 1 60); do mariadb-admin --protocol=tcp -h127.0.0.1 -P3306 -uroot ping >/dev/null 2>&1 && break; sleep 1; done; \
 	fi
 
 tools: $(TOOLS)/buf $(TOOLS)/protoc-gen-go $(TOOLS)/protoc-gen-go-grpc
@@ -66,7 +70,9 @@ unit:
 	go test -race -timeout 15m ./...
 
 netns:
-	@if [ -x deploy/netns/test.sh ]; then deploy/netns/test.sh; fi
+	@for s in deploy/netns/test.sh deploy/netns/faults.sh; do \
+	  if [ -x $$s ]; then $$s || exit 1; fi; \
+	done
 
 fuzz:
 	@for t in $$(git grep -l '^func Fuzz' -- '*_test.go'); do \
@@ -77,7 +83,7 @@ fuzz:
 	  done; \
 	done
 
-test: deps tools lint vet unit netns fuzz
+test: deps services tools lint vet unit netns fuzz
 
 bench:
 	@ls bench/*.sh

@@ -104,8 +104,10 @@ func gatherServer(ctx context.Context, db *sql.DB, f *Facts) error {
 	if err != nil {
 		return fmt.Errorf("advise: %s: %w", f.Source, err)
 	}
-	if up, err := strconv.ParseFloat(st["uptime"], 64); err == nil && up > 0 {
-		f.RedoBytesPerSec = float64(s.Total.OSLogWritten) / up
+	if up, err := strconv.ParseFloat(st["uptime"], 64); err == nil {
+		// Uptime counts whole seconds: a server younger than one still has
+		// a rate, over at most a second.
+		f.RedoBytesPerSec = float64(s.Total.OSLogWritten) / max(up, 1)
 	}
 	return nil
 }

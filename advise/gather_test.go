@@ -9,6 +9,8 @@ import (
 	"time"
 
 	_ "github.com/go-sql-driver/mysql"
+
+	"github.com/writepath/writepath/mysqld"
 )
 
 func TestReadOptionFile(t *testing.T) {
@@ -66,20 +68,40 @@ func TestGatherNeedsASource(t *testing.T) {
 	}
 }
 
-// TestGatherLiveServer gathers from the MariaDB on 127.0.0.1:3306 (or
-// WRITEPATH_MYSQL_DSN), whatever it holds.
+// TestGatherLiveServer gathers from a managed MariaDB that the test starts
+// and writes to, so the redo rate it reads is real and not zero.
 func TestGatherLiveServer(t *testing.T) {
-	dsn := os.Getenv("WRITEPATH_MYSQL_DSN")
-	if dsn == "" {
-		dsn = "root@tcp(127.0.0.1:3306)/"
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir, err := os.MkdirTemp("", "wp-adv-")
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer os.RemoveAll(dir)
+	in, err := mysqld.New(ctx, mysqld.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	if err := in.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	dsn := "root@unix(" + in.Socket() + ")/"
 	db, err := sql.Open("mysql", dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	for _, q := range []string{"CREATE DATABASE wp", "CREATE TABLE wp.t (id INT PRIMARY KEY AUTO_INCREMENT, c CHAR(200))",
+		"INSERT INTO wp.t (c) VALUES (REPEAT('x', 200)), (REPEAT('y', 200))",
+		"INSERT INTO wp.t (c) SELECT c FROM wp.t", "INSERT INTO wp.t (c) SELECT c FROM wp.t"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
 	f, err := Gather(ctx, Options{DB: db, Source: "server " + dsn})
 	if err != nil {
 		t.Fatal(err)

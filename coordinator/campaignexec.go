@@ -218,11 +218,13 @@ func (e *campaignExec) submit(p *writepathv1.PlannedRun, othersRunning bool) (st
 func (e *campaignExec) await(p *writepathv1.PlannedRun, id string) error {
 	run, err := e.c.Wait(e.ctx, id)
 	if err != nil {
-		if e.ctx.Err() != nil {
-			// Cancelled campaign: stop the run too. On Close the run is
-			// interrupted by the coordinator itself.
-			e.c.Cancel(id, context.Cause(e.ctx).Error())
-			return context.Cause(e.ctx)
+		if cause := context.Cause(e.ctx); cause != nil {
+			// A cancelled campaign stops its run too; on Close the
+			// coordinator itself stores the run interrupted.
+			if errors.Is(cause, errCampaignCancelled) {
+				e.c.Cancel(id, cause.Error())
+			}
+			return cause
 		}
 		return fmt.Errorf("run %s: %w", id, err)
 	}

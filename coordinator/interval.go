@@ -17,6 +17,11 @@ const (
 	maxSeries   = 512 // counters, gauges, telemetry values, devices: each
 	maxNameLen  = 128
 	maxSeqAhead = 1 << 16 // seqs more than this past the merge point are refused
+	// maxOpCount bounds one histogram's count: 2^40 (~10^12) operations in
+	// one interval is beyond any host, and it keeps a merge of a million
+	// workers' intervals below MaxInt64, so Accumulator.Add cannot fail
+	// halfway through an interval's ops.
+	maxOpCount = 1 << 40
 )
 
 // decodeInterval validates an incoming interval and decodes its histograms.
@@ -41,6 +46,9 @@ func decodeInterval(dec *hist.Decoder, iv *writepathv1.Interval) (map[string]*hi
 		h, err := dec.DecodeSparse(o.GetHdr())
 		if err != nil {
 			return nil, fmt.Errorf("%w: op %q: %w", ErrBadInterval, o.GetOp(), err)
+		}
+		if h.Count() > maxOpCount {
+			return nil, fmt.Errorf("%w: op %q: %d values in one interval, limit %d", ErrBadInterval, o.GetOp(), h.Count(), int64(maxOpCount))
 		}
 		ops[o.GetOp()] = h
 	}

@@ -179,7 +179,7 @@ func (c *Coordinator) register(h *writepathv1.Hello) (*session, error) {
 	}
 	c.cfg.Log.Info("worker connected", "worker", s.name, "host", h.GetHost())
 	if err := c.store.PutWorker(s.info(true)); err != nil {
-		c.cfg.Log.Warn("store worker", "err", err)
+		c.cfg.Log.Warn("store worker", "worker", s.name, "err", err)
 	}
 	return s, nil
 }
@@ -209,7 +209,7 @@ func (c *Coordinator) unregister(s *session) {
 		c.toRun(id, event{kind: evLost, worker: s.name, err: s.reason})
 	}
 	if err := c.store.PutWorker(s.info(false)); err != nil {
-		c.cfg.Log.Warn("store worker", "err", err)
+		c.cfg.Log.Warn("store worker", "worker", s.name, "err", err)
 	}
 }
 

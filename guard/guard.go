@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -34,26 +35,30 @@ type Policy struct {
 
 // New builds a policy from the worker's --data-dir, --allow-path and
 // --allow-binary flags. Roots are resolved now, so a symlinked data dir is
-// compared by its target.
+// compared by its target; relative flags are taken from the working
+// directory, as the worker's own file operations take them.
 func New(dataDir string, allow, binaries []string) (*Policy, error) {
 	p := &Policy{}
 	if dataDir == "" {
 		return nil, fmt.Errorf("guard: a data directory is required")
 	}
-	var err error
-	if p.dataDir, err = resolve("/", dataDir); err != nil {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("guard: working directory: %w", err)
+	}
+	if p.dataDir, err = resolve(cwd, dataDir); err != nil {
 		return nil, fmt.Errorf("guard: data dir: %w", err)
 	}
 	p.roots = append(p.roots, p.dataDir)
 	for _, a := range allow {
-		r, err := resolve("/", a)
+		r, err := resolve(cwd, a)
 		if err != nil {
 			return nil, fmt.Errorf("guard: --allow-path %s: %w", a, err)
 		}
 		p.roots = append(p.roots, r)
 	}
 	for _, b := range binaries {
-		r, err := resolve("/", b)
+		r, err := resolve(cwd, b)
 		if err != nil {
 			return nil, fmt.Errorf("guard: --allow-binary %s: %w", b, err)
 		}
@@ -77,9 +82,22 @@ func (p *Policy) Path(path string) (string, error) {
 	return "", fmt.Errorf("path %s resolves to %s: %w (%s)", path, r, ErrOutside, strings.Join(p.roots, ", "))
 }
 
-// Binary reports whether path, resolved, is an allowed server binary.
+// Binary reports whether path, resolved, is an allowed server binary. A
+// bare name is looked up in PATH, as exec does when it starts it.
 func (p *Policy) Binary(path string) error {
-	r, err := resolve("/", path)
+	full := path
+	if !filepath.IsAbs(path) && strings.Contains(path, "/") {
+		// exec would take it from the worker's working directory, which
+		// the allow-list does not describe.
+		return fmt.Errorf("binary %s: %w (give an absolute path or a bare name)", path, ErrBinary)
+	}
+	if !strings.Contains(path, "/") {
+		var err error
+		if full, err = exec.LookPath(path); err != nil {
+			return fmt.Errorf("binary %s: %w", path, err)
+		}
+	}
+	r, err := resolve("/", full)
 	if err != nil {
 		return fmt.Errorf("binary %s: %w", path, err)
 	}
@@ -88,7 +106,10 @@ func (p *Policy) Binary(path string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("binary %s: %w (allowed: %s; start the worker with --allow-binary)", path, ErrBinary, strings.Join(p.binaries, ", "))
+	if len(p.binaries) == 0 {
+		return fmt.Errorf("binary %s: %w (the list is empty; start the worker with --allow-binary %s)", path, ErrBinary, r)
+	}
+	return fmt.Errorf("binary %s: %w (allowed: %s; add it with --allow-binary %s)", path, ErrBinary, strings.Join(p.binaries, ", "), r)
 }
 
 // Space reports whether the filesystem holding dir (or its nearest existing

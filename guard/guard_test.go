@@ -3,7 +3,9 @@ package guard
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -76,5 +78,45 @@ func TestBinaryAndSpace(t *testing.T) {
 	}
 	if err := p.Space(".", 1<<62); !errors.Is(err, ErrNoSpace) {
 		t.Errorf("Space(4 EiB) = %v; want ErrNoSpace", err)
+	}
+}
+
+// TestRelativeFlagsFromWorkingDir: `worker --data-dir data` (or the default
+// ".") means the directory under the working directory, never the root.
+func TestRelativeFlagsFromWorkingDir(t *testing.T) {
+	tmp := t.TempDir()
+	os.Mkdir(filepath.Join(tmp, "data"), 0o755)
+	t.Chdir(tmp)
+	for _, dir := range []string{"data", ".", "./data/../data"} {
+		p, err := New(dir, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Path("/etc/passwd"); !errors.Is(err, ErrOutside) {
+			t.Errorf("New(%q).Path(/etc/passwd) = %v; want ErrOutside", dir, err)
+		}
+	}
+	p, _ := New("data", nil, nil)
+	if got, err := p.Path("f"); err != nil || got != filepath.Join(tmp, "data", "f") {
+		t.Errorf(`New("data").Path("f") = %q, %v; want %s`, got, err, filepath.Join(tmp, "data", "f"))
+	}
+}
+
+func TestBinaryNames(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(t.TempDir(), nil, []string{sh})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Binary("sh"); err != nil {
+		t.Errorf("Binary(sh) with %s allowed = %v", sh, err)
+	}
+	for _, bad := range []string{strings.TrimPrefix(sh, "/"), "./sh", "no-such-binary-here"} {
+		if err := p.Binary(bad); err == nil {
+			t.Errorf("Binary(%q) = nil; want a refusal", bad)
+		}
 	}
 }

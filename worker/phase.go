@@ -31,6 +31,7 @@ func (s *session) assign(a *writepathv1.Assign) {
 	env.Shard = workload.Shard{Index: int(a.GetShardIndex()), Count: int(a.GetShardCount())}
 	wl, err := build(a.GetSpec(), env)
 	if err != nil {
+		s.w.cfg.Log.Warn("phase refused", "run", a.GetRunId(), "phase", a.GetPhase(), "err", err)
 		ready.Error = err.Error()
 		return
 	}

@@ -80,13 +80,13 @@ func (s *session) interval(p *phase, seq uint32, snap workload.Snapshot, tel Tel
 	for _, op := range snap.OpNames() {
 		b, err := snap.Ops[op].Encode()
 		if err != nil {
-			s.w.cfg.Log.Error("encode histogram", "op", op, "err", err)
+			s.w.cfg.Log.Error("encode histogram", "run", iv.GetRunId(), "phase", iv.GetPhase(), "op", op, "err", err)
 			continue
 		}
 		iv.Ops = append(iv.Ops, &writepathv1.OpHistogram{Op: op, Hdr: b})
 	}
 	if err := s.send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_Interval{Interval: iv}}); err != nil {
-		s.w.cfg.Log.Warn("send interval", "seq", seq, "err", err)
+		s.w.cfg.Log.Warn("send interval", "run", iv.GetRunId(), "phase", iv.GetPhase(), "seq", seq, "err", err)
 	}
 }
 

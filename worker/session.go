@@ -120,6 +120,7 @@ func (s *session) handle(m *writepathv1.ConnectResponse) {
 	case *writepathv1.ConnectResponse_Validate:
 		res := &writepathv1.ValidateResult{RequestId: msg.Validate.GetRequestId()}
 		if _, err := build(msg.Validate.GetSpec(), s.w.cfg.env()); err != nil {
+			s.w.cfg.Log.Warn("spec refused", "kind", msg.Validate.GetSpec().GetTypeUrl(), "err", err)
 			res.Error = err.Error()
 		}
 		s.send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_ValidateResult{ValidateResult: res}})

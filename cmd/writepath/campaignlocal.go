@@ -120,11 +120,13 @@ func (o *localCampaignFlags) start(spec *campaign.Spec, stderr io.Writer) (*clie
 }
 
 // setup prepares what the workload needs locally before its specs are
-// built: for oltp without --mysql-* options, a sandbox server whose
-// connection options are added to every cell.
+// built: for oltp without --mysql-* options or a managed server, a sandbox
+// server whose connection options are added to every cell.
 func (o *localCampaignFlags) setup(ctx context.Context, spec *campaign.Spec, stderr io.Writer) ([]string, func(), error) {
 	setup := localSetupFor(spec.Workload)
-	if setup == nil {
+	if setup == nil || hasFlag(spec.Options, "--mysqld-dir") {
+		// No setup, or the spec manages its own server (workload/oltp's
+		// managed.go starts it in each worker's data directory).
 		return nil, func() {}, nil
 	}
 	args, cleanup, err := setup(ctx, spec.Options, stderr)

@@ -1,14 +1,19 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
 	"github.com/writepath/writepath/auth"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
@@ -71,7 +76,8 @@ func (o *connFlags) dialOptions() ([]grpc.DialOption, error) {
 		return nil, err
 	}
 	if !o.tls.Enabled() {
-		opts = append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		opts = append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithChainUnaryInterceptor(plaintextHintUnary), grpc.WithChainStreamInterceptor(plaintextHintStream))
 		return append(opts, auth.DialOptions(nil, token)...), nil
 	}
 	conf, err := auth.ClientConfig(o.tls, o.tlsServerName())
@@ -190,4 +196,40 @@ func (s security) listen(addr string, log *slog.Logger) (net.Listener, error) {
 		lis = s.wrap(lis, log)
 	}
 	return lis, nil
+}
+
+// plaintextHint says what to do when a plaintext connection is cut at once:
+// the coordinator serves TLS, or plaintext to loopback only. gRPC alone
+// says "error reading server preface: EOF".
+func plaintextHint(err error) error {
+	st, ok := status.FromError(err)
+	cut := strings.Contains(st.Message(), "EOF") || strings.Contains(st.Message(), "reset by peer")
+	if !ok || st.Code() != codes.Unavailable || !cut {
+		return err
+	}
+	return status.Errorf(codes.Unavailable, "%s (plaintext refused? the coordinator may require --tls-cert/--tls-key/--tls-ca, "+
+		"or serve plaintext to loopback only)", st.Message())
+}
+
+func plaintextHintUnary(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	return plaintextHint(invoker(ctx, method, req, reply, cc, opts...))
+}
+
+func plaintextHintStream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	cs, err := streamer(ctx, desc, cc, method, opts...)
+	if err != nil {
+		return nil, plaintextHint(err)
+	}
+	return hintStream{cs}, nil
+}
+
+// hintStream adds the hint to a stream's receive errors too.
+type hintStream struct{ grpc.ClientStream }
+
+func (h hintStream) RecvMsg(m any) error {
+	err := h.ClientStream.RecvMsg(m)
+	if err == io.EOF {
+		return err
+	}
+	return plaintextHint(err)
 }

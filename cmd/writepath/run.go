@@ -77,7 +77,8 @@ func newRunCmd() *cobra.Command {
 		Long: "Run a workload kind on every selected worker at the same moment and print one line per merged\n" +
 			"interval, then the summary. Words after KIND that name its phases select them (default: all).\n" +
 			"Other arguments go to the kind in its own syntax (fio options or job files, sysbench options);\n" +
-			"writepath's flags: --coordinator --tls-cert --tls-key --tls-ca --tls-server-name --token-file --workers --select --local-workers --db --data-dir --interval --json --show.\n" +
+			"writepath's flags: --coordinator --tls-cert --tls-key --tls-ca --tls-server-name --token-file --workers --select --local-workers --db --data-dir --devices --interval --json\n" +
+			"--show (lines, summary, none; iostat and innodb add telemetry columns to the lines).\n" +
 			"Exit status: 0 finished, 3 partial (a worker was lost), 1 otherwise.",
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -2,7 +2,8 @@
 # Multi-host test of the fabric over real network namespaces.
 #
 # A bridge joins four namespaces by veth pairs: the coordinator in one
-# (10.77.0.10), three workers in the others (10.77.0.11-13). The addresses
+# (10.77.0.10), three workers in the others (10.77.0.11-13), all over
+# mutual TLS with certificates from `writepath certs init`. The addresses
 # exist only inside these namespaces; the root namespace has no address on
 # the bridge, so no packet of this test can leave them. A fio job runs on
 # all three workers; one worker is killed with SIGKILL mid-run; the run
@@ -26,12 +27,17 @@ trap 'exit 130' INT TERM
 step "build"
 (cd "$root" && go build -o "$work/writepath" ./cmd/writepath)
 kind=fio
-if ! "$work/writepath" version | grep -q ' kind fio '; then
+if ! "$work/writepath" version | grep ' kind fio ' >/dev/null; then  # not -q: an early exit would SIGPIPE writepath under pipefail
 	(cd "$root" && go build -tags fabrictest -o "$work/writepath" ./cmd/writepath)
 	kind=synth
 fi
 wp="$work/writepath"
 watchdog 100
+
+step "certificates (writepath certs init)"
+"$wp" certs init "$work/certs" --host 10.77.0.10 >/dev/null
+tls() { echo --tls-cert "$work/certs/$1.pem" --tls-key "$work/certs/$1-key.pem" --tls-ca "$work/certs/ca.pem"; }
+cli=$(tls client)
 
 step "network: bridge $tag-br, namespaces ${tag}c ${tag}w1..3"
 ip link add "$tag-br" type bridge
@@ -42,14 +48,15 @@ for i in 1 2 3; do addns "${tag}w$i" "$i" "10.77.0.1$i"; done
 coord=10.77.0.10:7470
 step "coordinator in ${tag}c on $coord"
 start "${tag}c" coordinator "$wp" coordinator --listen "$coord" --db "$work/writepath.db" \
-	--heartbeat-interval 200ms --heartbeat-timeout 2s
+	--heartbeat-interval 200ms --heartbeat-timeout 2s $(tls coordinator)
 for i in 1 2 3; do
 	mkdir -p "$work/w$i"
-	start "${tag}w$i" "w$i" "$wp" worker --coordinator "$coord" --name "w$i" --label rack=r$i --data-dir "$work/w$i"
+	start "${tag}w$i" "w$i" "$wp" worker --coordinator "$coord" --name "w$i" --label rack=r$i --data-dir "$work/w$i" \
+		$(tls worker)
 done
 wait_for 20 "3 workers connected" \
-	bash -c "ip netns exec ${tag}c '$wp' workers --coordinator $coord | grep -c ' connected ' | grep -qx 3"
-in_ns "${tag}c" "$wp" workers --coordinator "$coord"
+	bash -c "ip netns exec ${tag}c '$wp' workers --coordinator $coord $cli | grep -c ' connected ' | grep -qx 3"
+in_ns "${tag}c" "$wp" workers --coordinator "$coord" $cli
 
 step "run $kind on 3 workers; kill w2 mid-run"
 if [ "$kind" = fio ]; then
@@ -58,7 +65,7 @@ else
 	args=(--ops=20000 --duration=6s)
 fi
 set +e
-in_ns "${tag}c" "$wp" run "$kind" --coordinator "$coord" --workers 3 --interval 500ms "${args[@]}" \
+in_ns "${tag}c" "$wp" run "$kind" --coordinator "$coord" $cli --workers 3 --interval 500ms "${args[@]}" \
 	>"$work/run.out" 2>&1 &
 runpid=$!
 set -e
@@ -79,8 +86,8 @@ cat "$work/run.out"
 
 step "check: partial, w2 named, survivors' data kept"
 id=$(grep -o 'run [0-9-]*\.[0-9]*' "$work/run.out" | head -1 | cut -d' ' -f2)
-in_ns "${tag}c" "$wp" runs show "$id" --coordinator "$coord" >"$work/show.txt"
-in_ns "${tag}c" "$wp" runs show "$id" --coordinator "$coord" --json >"$work/show.json"
+in_ns "${tag}c" "$wp" runs show "$id" --coordinator "$coord" $cli >"$work/show.txt"
+in_ns "${tag}c" "$wp" runs show "$id" --coordinator "$coord" $cli --json >"$work/show.json"
 grep -q '"state": "partial"' "$work/show.json" || die "run $id is not partial"
 grep -A2 '"lost"' "$work/show.json" | grep -q '"w2"' || die "run $id does not name w2 as lost"
 for w in w1 w3; do
@@ -89,5 +96,5 @@ for w in w1 w3; do
 done
 grep -q 'w2 .*LOST' "$work/show.txt" || die "w2 not marked LOST in the breakdown"
 cat "$work/show.txt"
-in_ns "${tag}c" "$wp" workers --coordinator "$coord" | grep -q '^w2 .* offline' || die "w2 not offline"
+in_ns "${tag}c" "$wp" workers --coordinator "$coord" $cli | grep -q '^w2 .* offline' || die "w2 not offline"
 echo "netns: ok (run $id partial; w2 killed at $killed_at; survivors w1, w3 kept)"

@@ -291,3 +291,33 @@ func TestCampaignResumesAfterCoordinatorKilled(t *testing.T) {
 		t.Errorf("cut run stored %v; want INTERRUPTED", r.GetState())
 	}
 }
+
+// TestCampaignCancelStopsItsRun: cancelling a campaign stops the run in
+// flight; the campaign ends cancelled and can be resumed later.
+func TestCampaignCancelStopsItsRun(t *testing.T) {
+	f := fabrictest.Start(t, fabrictest.Options{Workers: 1})
+	spec, text := synthCampaign(2, 1, time.Minute)
+	c := client.New(f.Control())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sub, err := c.SubmitCampaign(ctx, synthPlan(t, spec, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runID string
+	eventually(t, "first run in flight", func() error {
+		cp, err := c.GetCampaign(ctx, sub.GetId())
+		if runID = cp.GetRuns()[0].GetRunId(); err == nil && runID == "" {
+			err = errors.New("not yet")
+		}
+		return err
+	})
+	got, err := c.CancelCampaign(ctx, sub.GetId(), "test")
+	if err != nil || got.GetState() != writepathv1.CampaignState_CAMPAIGN_STATE_CANCELLED {
+		t.Fatalf("CancelCampaign = %v (%s), %v; want CANCELLED", got.GetState(), got.GetReason(), err)
+	}
+	r, err := f.Coordinator().Wait(ctx, runID)
+	if err != nil || r.GetState() != writepathv1.RunState_RUN_STATE_CANCELLED {
+		t.Errorf("run %s = %v, %v; want CANCELLED", runID, r.GetState(), err)
+	}
+}

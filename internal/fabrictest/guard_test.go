@@ -18,9 +18,11 @@ import (
 	"github.com/writepath/writepath/workload"
 	_ "github.com/writepath/writepath/workload/crash"
 	_ "github.com/writepath/writepath/workload/fio"
+	_ "github.com/writepath/writepath/workload/oltp"
 )
 
-// guardedFabric starts one worker guarded to data (plus allow), with a
+// guardedFabric starts one worker guarded to data (plus allow; binary
+// /bin/true allowed), with a
 // directory "outside" beside data and a symlink data/escape -> outside.
 func guardedFabric(t *testing.T, allow ...string) (f interface {
 	Control() writepathv1.ControlServiceClient
@@ -35,7 +37,7 @@ func guardedFabric(t *testing.T, allow ...string) (f interface {
 	if err := os.Symlink(outside, filepath.Join(data, "escape")); err != nil {
 		t.Fatal(err)
 	}
-	g, err := guard.New(data, allow, nil)
+	g, err := guard.New(data, allow, []string{"/bin/true"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +76,10 @@ func TestGuardRefusesPathsOutsideDataDir(t *testing.T) {
 		{"symlink directory", kindSpec(t, "fio", append(fio, "--directory=escape")...), "outside the worker's allowed paths"},
 		{"absolute filename", kindSpec(t, "fio", append(fio, "--filename="+filepath.Join(outside, "f"))...), "outside the worker's allowed paths"},
 		{"size beyond free space", kindSpec(t, "fio", "--name=g", "--rw=write", "--bs=4k", "--size=1000000g", "--ioengine=psync"), "not enough free space"},
-		{"server binary not allowed", kindSpec(t, "crash", "--mysqld-dir=db", "--mysqld-binary=/bin/true"), "--allow-binary"},
+		{"server binary not allowed", kindSpec(t, "crash", "--mysqld-dir=db", "--mysqld-binary=/bin/false"), "--allow-binary"},
+		{"crash server dir via symlink", kindSpec(t, "crash", "--mysqld-dir=escape/db", "--mysqld-binary=/bin/true"), "outside the worker's allowed paths"},
+		{"oltp server dir via dotdot", kindSpec(t, "oltp", "--mysqld-dir=../outside/db", "--mysqld-binary=/bin/true"), "outside the worker's allowed paths"},
+		{"oltp snapshot via symlink", kindSpec(t, "oltp", "--mysqld-dir=db", "--mysqld-snapshot=escape/snap", "--mysqld-binary=/bin/true"), "outside the worker's allowed paths"},
 	}
 	for _, tt := range refusals {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -83,6 +88,7 @@ func TestGuardRefusesPathsOutsideDataDir(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: run = %v, %v; want refused with %q", tt.name, rec.GetState(), err, tt.want)
 		}
+		t.Logf("%s: %v", tt.name, err)
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 		t.Errorf("refused jobs left %d files outside the data dir", len(entries))

@@ -35,6 +35,8 @@ type clone struct {
 	bufs  *buffers
 	st    *jobStats
 	h     [3]*workload.Handle // read, write, sync; nil when unused
+	// bytes count read and written bytes per interval (MB/s in the fabric).
+	bytes [2]*workload.Counter
 	stop  *atomic.Bool
 	base  time.Time
 	err   error
@@ -219,6 +221,7 @@ func (c *clone) complete(d int, start, issue, end, n int64, async bool) {
 		ds.short++
 	}
 	c.h[d].Record(clat)
+	c.bytes[d].Add(n)
 }
 
 // doSync issues the blocking fsync/fdatasync that fsync=N asks for, and

@@ -262,9 +262,11 @@ func openClone(c *clone) error {
 func attachHandles(c *clone, rec *workload.Recorder) {
 	if c.does(dirRead) {
 		c.h[dirRead] = rec.Handle("read")
+		c.bytes[dirRead] = rec.Counter("read_bytes")
 	}
 	if c.does(dirWrite) {
 		c.h[dirWrite] = rec.Handle("write")
+		c.bytes[dirWrite] = rec.Counter("write_bytes")
 		if c.job.Fsync > 0 || c.job.Fdatasync > 0 || c.job.EndFsync {
 			c.h[opSync] = rec.Handle("sync")
 		}

@@ -3,6 +3,7 @@ package oltp
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/writepath/writepath/mysqld"
 	oltpv1 "github.com/writepath/writepath/proto/writepath/oltp/v1"
@@ -27,7 +28,12 @@ func CheckServer(s *oltpv1.Server, env workload.Env) error {
 	if err := checkBinary(s.GetBinary(), env); err != nil {
 		errs = append(errs, err)
 	}
-	for _, p := range []struct{ what, path string }{{"--mysqld-dir", s.GetDir()}, {"snapshot", s.GetSnapshot()}} {
+	paths := []struct{ what, path string }{{"--mysqld-dir", s.GetDir()}, {"snapshot", s.GetSnapshot()}}
+	if snap := s.GetSnapshot(); snap != "" && !filepath.IsAbs(snap) && s.GetDir() != "" {
+		// The managed server also reads a relative snapshot beside its dir.
+		paths = append(paths, struct{ what, path string }{"snapshot", filepath.Dir(s.GetDir()) + "/" + snap})
+	}
+	for _, p := range paths {
 		if p.path == "" {
 			continue
 		}

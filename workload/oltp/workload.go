@@ -73,11 +73,9 @@ func NewFromSpec(s *oltpv1.Spec) (*Workload, error) {
 	return w, nil
 }
 
-// Run executes one phase.
-func (w *Workload) Run(ctx context.Context, phase string, env workload.Env, rec *workload.Recorder) error {
-	if err := w.Check(env); err != nil {
-		return err
-	}
+// runPhase executes one phase against the server the spec connects to
+// (Run, in managed.go, first readies a managed server).
+func (w *Workload) runPhase(ctx context.Context, phase string, env workload.Env, rec *workload.Recorder) error {
 	switch phase {
 	case PhasePrepare:
 		return Prepare(ctx, w.Options, env)

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/writepath/writepath/mysqld"
+)
+
+// TestQuickstartShort runs `writepath quickstart --short`: every step
+// (fio, OLTP on a sandbox server, one crash round) with seconds-long runs,
+// then checks the tables and that report.html renders in Chromium.
+func TestQuickstartShort(t *testing.T) {
+	if _, err := mysqld.FindBinary(); err != nil {
+		t.Fatalf("quickstart needs a server binary in CI (make deps installs mariadb-server): %v", err)
+	}
+	dir := t.TempDir()
+	html := filepath.Join(t.ArtifactDir(), "quickstart.html")
+	out, errOut, err := runCLI(t, dir, "quickstart", "--short", "-o", html)
+	if err != nil {
+		t.Fatalf("quickstart: %v\n%s\n%s", err, out, errOut)
+	}
+	t.Logf("stdout:\n%s", out)
+	for _, want := range []string{"campaign quickstart-fio", "campaign quickstart-oltp", "campaign quickstart-crash",
+		"fsync=1", "threads=8", "lost acknowledged commits: 0", "report: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("quickstart output lacks %q", want)
+		}
+	}
+	if !strings.Contains(errOut, "[2/2 runs, 2/2 cells] finished") {
+		t.Errorf("no progress lines on stderr:\n%s", errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "writepath-quickstart", "writepath.db")); err != nil {
+		t.Errorf("store not kept: %v", err)
+	}
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("chromium not installed (make deps installs Debian's chromium)")
+	}
+	checkRendered(t, chromium, html, []string{"campaign-bars", "r0-throughput", "r2-throughput", "r4-throughput"})
+}
