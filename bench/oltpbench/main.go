@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -23,10 +24,19 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// OLTPBENCH_CPUPROFILE=FILE writes a CPU profile of the whole phase,
+	// to see where the client's time per transaction goes.
+	if path := os.Getenv("OLTPBENCH_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err == nil && pprof.StartCPUProfile(f) == nil {
+			defer pprof.StopCPUProfile()
+		}
+	}
 	err := run(ctx, os.Args[1:])
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "oltpbench:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }

@@ -110,9 +110,13 @@ var options = map[string]option{
 	"db-ps-mode":           {set: setPSMode},
 	"db-driver":            {set: setDriver},
 	"mysqld-binary":        strOpt(func(s *oltpv1.Spec, v string) { server(s).Binary = v }),
-	"mysqld-dir":           strOpt(func(s *oltpv1.Spec, v string) { server(s).Dir = v }),
-	"mysqld-snapshot":      strOpt(func(s *oltpv1.Spec, v string) { server(s).Snapshot = v }),
-	"mysqld-set":           {set: setServerSetting},
+	// --binary and --set are the spellings campaigns and the crash kind use
+	// for a managed server; both fill the same Spec.Server.
+	"binary":          strOpt(func(s *oltpv1.Spec, v string) { server(s).Binary = v }),
+	"mysqld-dir":      strOpt(func(s *oltpv1.Spec, v string) { server(s).Dir = v }),
+	"mysqld-snapshot": strOpt(func(s *oltpv1.Spec, v string) { server(s).Snapshot = v }),
+	"mysqld-set":      {set: setServerSetting},
+	"set":             {set: setServerSetting},
 }
 
 var randTypes = map[string]oltpv1.RandType{
