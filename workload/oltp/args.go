@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 
@@ -189,6 +190,12 @@ func setServerSetting(s *oltpv1.Spec, v string) error {
 func ParseArgs(args []string) (*oltpv1.Spec, error) {
 	spec := &oltpv1.Spec{}
 	var errs []error
+	for i, a := range args {
+		if !utf8.ValidString(a) {
+			// Every value ends up in a protobuf string, which must be UTF-8.
+			return nil, fmt.Errorf("argument %d (%q) is not valid UTF-8", i+1, a)
+		}
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if i == 0 && a == "oltp_write_only" {
