@@ -28,6 +28,14 @@
     return c;
   }
 
+  // latency prints nanoseconds in the unit that keeps three digits: a
+  // buffered write's 2 µs must not read "0.00 ms".
+  function latency(ns) {
+    if (ns >= 1e6) return (ns / 1e6).toFixed(ns >= 1e8 ? 0 : 2) + " ms";
+    if (ns >= 1e3) return (ns / 1e3).toFixed(ns >= 1e5 ? 0 : 1) + " µs";
+    return ns + " ns";
+  }
+
   function zip(t, v) {
     var out = [];
     for (var i = 0; i < t.length && i < v.length; i++) out.push([t[i], v[i]]);
@@ -177,14 +185,14 @@
     }, count(series));
     var tab = el("table");
     var head = "<th>cell</th>";
-    t.Groups.forEach(function (g) { head += "<th>" + g + " " + unit + "</th><th>" + g + " p99 ms</th><th>Δ</th>"; });
+    t.Groups.forEach(function (g) { head += "<th>" + g + " " + unit + "</th><th>" + g + " p99</th><th>Δ</th>"; });
     tab.appendChild(el("tr")).innerHTML = head;
     t.Rows.forEach(function (r) {
       var tr = el("tr");
       tr.appendChild(el("td", {}, r.Label));
       r.Aggs.forEach(function (a) {
         tr.appendChild(el("td", {}, a.Rounds ? Math.round(a.Throughput) + " (" + Math.round(a.ThroughputMin) + "–" + Math.round(a.ThroughputMax) + ")" : "-"));
-        tr.appendChild(el("td", {}, a.Rounds ? (a.P99 / 1e6).toFixed(2) : "-"));
+        tr.appendChild(el("td", {}, a.Rounds ? latency(a.P99) : "-"));
         tr.appendChild(el("td", {}, r.Label === t.Baseline ? "base" : (a.Rounds ? a.DeltaPct.toFixed(1) + "%" : "-")));
       });
       tab.appendChild(tr);
