@@ -113,14 +113,7 @@ func newCampaignCancelCmd() *cobra.Command {
 		Short: "Stop a running campaign and its runs in flight (resume continues it)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.coordinator == "" {
-				return fmt.Errorf("campaign cancel: pass --coordinator ADDR (an embedded campaign stops with Ctrl-C)")
-			}
-			dial, err := o.dialOptions()
-			if err != nil {
-				return err
-			}
-			c, err := client.Dial(o.coordinator, dial...)
+			c, err := o.dial("campaign cancel: pass --coordinator ADDR (an embedded campaign stops with Ctrl-C)")
 			if err != nil {
 				return err
 			}

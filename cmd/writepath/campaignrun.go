@@ -141,11 +141,7 @@ func (o *campaignRunOptions) connect(spec *campaign.Spec, stderr io.Writer) (*cl
 	if o.conn.coordinator == "" {
 		return o.local.start(spec, stderr)
 	}
-	dial, err := o.conn.dialOptions()
-	if err != nil {
-		return nil, nil, err
-	}
-	c, err := client.Dial(o.conn.coordinator, dial...)
+	c, err := o.conn.dial("--coordinator is required")
 	if err != nil {
 		return nil, nil, err
 	}

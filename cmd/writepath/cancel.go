@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-
-	"github.com/writepath/writepath/client"
 )
 
 // newCancelCmd is `writepath cancel ID --coordinator ADDR`.
@@ -17,14 +15,7 @@ func newCancelCmd() *cobra.Command {
 		Short: "Cancel a run on every worker",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.coordinator == "" {
-				return fmt.Errorf("--coordinator is required")
-			}
-			dial, err := o.dialOptions()
-			if err != nil {
-				return err
-			}
-			c, err := client.Dial(o.coordinator, dial...)
+			c, err := o.dial("--coordinator is required")
 			if err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/writepath/writepath/auth"
+	"github.com/writepath/writepath/client"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 )
 
@@ -85,6 +87,19 @@ func (o *connFlags) dialOptions() ([]grpc.DialOption, error) {
 		return nil, fmt.Errorf("--tls-cert/--tls-key/--tls-ca: %w", err)
 	}
 	return append(opts, auth.DialOptions(conf, token)...), nil
+}
+
+// dial connects to --coordinator with dialOptions. missing is the error
+// when no coordinator was given (each command says what to do instead).
+func (o *connFlags) dial(missing string) (*client.Client, error) {
+	if o.coordinator == "" {
+		return nil, errors.New(missing)
+	}
+	opts, err := o.dialOptions()
+	if err != nil {
+		return nil, err
+	}
+	return client.Dial(o.coordinator, opts...)
 }
 
 // tlsServerName is --tls-server-name, or the host part of --coordinator.

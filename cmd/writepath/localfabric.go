@@ -49,11 +49,7 @@ func underDir(root, p string) string {
 // whichever it opened.
 func (o *runOptions) connect(kindArgs []string, stderr io.Writer) (c *client.Client, close func(), err error) {
 	if o.conn.coordinator != "" {
-		dial, err := o.conn.dialOptions()
-		if err != nil {
-			return nil, nil, err
-		}
-		c, err := client.Dial(o.conn.coordinator, dial...)
+		c, err := o.conn.dial("--coordinator is required")
 		if err != nil {
 			return nil, nil, err
 		}

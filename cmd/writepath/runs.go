@@ -29,11 +29,7 @@ func (o *sourceFlags) open() (client.Source, error) {
 	if o.conn.coordinator == "" {
 		return client.OpenFile(o.db)
 	}
-	dial, err := o.conn.dialOptions()
-	if err != nil {
-		return nil, err
-	}
-	return client.Dial(o.conn.coordinator, dial...)
+	return o.conn.dial("--coordinator is required")
 }
 
 // newRunsCmd is `writepath runs list|show|hgrm`.

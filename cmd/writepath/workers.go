@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/writepath/writepath/client"
@@ -16,14 +14,7 @@ func newWorkersCmd() *cobra.Command {
 		Short: "List a coordinator's workers: connected, labels, kinds, clock offset",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.coordinator == "" {
-				return fmt.Errorf("--coordinator is required (an embedded fabric has no standing workers)")
-			}
-			dial, err := o.dialOptions()
-			if err != nil {
-				return err
-			}
-			c, err := client.Dial(o.coordinator, dial...)
+			c, err := o.dial("--coordinator is required (an embedded fabric has no standing workers)")
 			if err != nil {
 				return err
 			}
