@@ -69,7 +69,7 @@ mkdir -p "$work/w4"
 start "${tag}w4" bad "$wp" worker --coordinator "$coord" --name intruder --data-dir "$work/w4" \
 	--tls-cert "$work/foreign/worker.pem" --tls-key "$work/foreign/worker-key.pem" --tls-ca "$work/certs/ca.pem"
 sleep 2
-in_ns "${tag}c" "$wp" workers --coordinator "$coord" $cli | grep -q intruder && die "the intruder registered"
+in_ns "${tag}c" "$wp" workers --coordinator "$coord" $cli | grep intruder >/dev/null && die "the intruder registered"
 kill "${pids[bad]}"; wait "${pids[bad]}" 2>/dev/null || true; unset 'pids[bad]'
 echo "intruder refused"
 
@@ -97,8 +97,8 @@ run_bg() {
 	runpid=$!
 }
 intervals() { grep -c 'ops/s' "$work/$1.out" || true; }
-run_id() { grep -o 'run [0-9-]*\.[0-9]*' "$work/$1.out" | head -1 | cut -d' ' -f2; }
-state_of() { in_ns "${tag}c" "$wp" runs show "$1" --coordinator "$coord" $cli --json | grep -o '"state": "[a-z]*"' | head -1; }
+run_id() { grep -o 'run [0-9-]*\.[0-9]*' "$work/$1.out" | sed -n 1p | cut -d' ' -f2; }
+state_of() { in_ns "${tag}c" "$wp" runs show "$1" --coordinator "$coord" $cli --json | grep -o '"state": "[a-z]*"' | sed -n 1p; }
 
 step "2. cut w3's link for 10 s mid-run"
 run_bg cut 8
@@ -108,7 +108,7 @@ cut_at=$(date +%s)
 set +e; wait "$runpid"; status=$?; set -e
 [ "$status" = 3 ] || { cat "$work/cut.out"; die "run during the cut: exit $status; want 3 (partial)"; }
 id=$(run_id cut)
-in_ns "${tag}c" "$wp" runs show "$id" --coordinator "$coord" $cli --json | grep -A2 '"lost"' | grep -q '"w3"' \
+in_ns "${tag}c" "$wp" runs show "$id" --coordinator "$coord" $cli --json | grep -A2 '"lost"' | grep '"w3"' >/dev/null \
 	|| die "run $id does not name w3 lost"
 sleep $(( cut_at + 10 - $(date +%s) > 0 ? cut_at + 10 - $(date +%s) : 0 ))
 ip link set "$tag-p3" up
@@ -119,7 +119,7 @@ run_bg after 2
 set +e; wait "$runpid"; status=$?; set -e
 [ "$status" = 0 ] || { cat "$work/after.out"; die "run after the cut: exit $status; want 0"; }
 after=$(run_id after)
-in_ns "${tag}c" "$wp" runs show "$after" --coordinator "$coord" $cli | grep -q '^ *w3 ' || die "run $after did not use w3"
+in_ns "${tag}c" "$wp" runs show "$after" --coordinator "$coord" $cli | grep '^ *w3 ' >/dev/null || die "run $after did not use w3"
 echo "run $after finished on w1, w2, w3"
 
 step "metrics (Prometheus text at http://$metrics/metrics)"
