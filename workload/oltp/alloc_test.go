@@ -1,8 +1,11 @@
 package oltp
 
-import "testing"
+import (
+	"runtime"
+	"testing"
+)
 
-// TestTxnAllocations bounds the hot path's garbage: the driver allocates a
+// TestTxnAllocations bounds the Runner's garbage: the driver allocates a
 // result per statement and boxes integer arguments; the Runner itself adds
 // nothing per transaction.
 func TestTxnAllocations(t *testing.T) {
@@ -22,5 +25,34 @@ func TestTxnAllocations(t *testing.T) {
 	t.Logf("%.1f allocations per transaction", n)
 	if n > 25 {
 		t.Errorf("Txn allocates %.1f times; want <= 25 (6 statements)", n)
+	}
+}
+
+// TestRunLoopAllocatesNothing: the run phase's event loop, statements,
+// answers and recording included, allocates nothing per transaction. Two
+// runs that differ only in --events differ in allocations by their set-up's
+// noise, not by the extra transactions.
+func TestRunLoopAllocatesNothing(t *testing.T) {
+	s := testSpec("wp_loop_alloc", 2, 1000)
+	s.RandType, s.Threads = 1, u32p(4)
+	o := prepared(t, s)
+	mallocs := func(events uint64) uint64 {
+		o := o
+		o.Events, o.Time = events, 0
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		sum, _, err := runFor(t, t.Context(), o)
+		runtime.ReadMemStats(&after)
+		if err != nil || sum.Transactions != int64(events) {
+			t.Fatalf("run of %d events: %v, %d transactions", events, err, sum.Transactions)
+		}
+		return after.Mallocs - before.Mallocs
+	}
+	mallocs(100) // warm up: pools, the runtime's own first-use allocations
+	small, large := mallocs(200), mallocs(3200)
+	per := (float64(large) - float64(small)) / 3000
+	t.Logf("run of 200 events: %d allocations; of 3,200: %d; %.3f per transaction", small, large, per)
+	if per > 0.05 {
+		t.Errorf("%.3f allocations per transaction; want none", per)
 	}
 }

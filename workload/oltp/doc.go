@@ -36,11 +36,15 @@
 // the warm-up too (a time series should show it); the sysbench-shaped
 // summary (Summarizer) leaves it out, as sysbench does.
 //
-// The transaction loop is a library too: a Runner executes transactions on
-// one connection and lets a caller (the crash harness) add a statement to
-// each transaction and learn which commits the server acknowledged.
+// The run phase drives its connections from event loops (loop.go): one
+// goroutine waits for up to 128 connections in one epoll_wait and sends
+// each connection's next statement when the answer to its last arrives,
+// over a socket taken from the driver after login (package wire). Per
+// statement that is a write, a read and a share of an epoll_wait, with no
+// goroutine parked or woken and nothing allocated.
 //
-// Per-goroutine state (connection, prepared statements, random source,
-// buffers) keeps the hot path free of shared locks; a transaction does a
-// handful of small allocations inside the MySQL driver and none of its own.
+// The transaction loop is a library too: a Runner executes transactions on
+// one driver connection and goroutine, and lets a caller (the crash
+// harness) add a statement to each transaction and learn which commits the
+// server acknowledged. It allocates a few driver results per transaction.
 package oltp

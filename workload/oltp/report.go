@@ -45,7 +45,7 @@ func (s *runState) intervalLine(w io.Writer, now time.Time, last countSnap, h *h
 	var cur countSnap
 	for _, t := range s.threads {
 		t.st.takeInterval(h)
-		c := &t.r.Counts
+		c := t.counts
 		cur.trx += c.Transactions.Load()
 		cur.writes += c.Writes.Load()
 		cur.other += c.Other.Load()
@@ -116,7 +116,7 @@ func (s *runState) summary(end time.Time) *Summary {
 	var busy time.Duration
 	var events, execs []float64
 	for _, t := range s.threads {
-		c := &t.r.Counts
+		c := t.counts
 		sum.Transactions += c.Transactions.Load() - t.base.trx
 		sum.Writes += c.Writes.Load() - t.base.writes
 		sum.Other += c.Other.Load() - t.base.other

@@ -28,10 +28,21 @@ func comStatus(t *testing.T, c *conn) map[string]int64 {
 
 // TestTransactionMix checks the statements per transaction on the server
 // side, from its Com_* counters: one BEGIN, two UPDATEs, one DELETE, one
-// INSERT and one COMMIT, all six as prepared statements (as sysbench).
+// INSERT and one COMMIT, all six as prepared statements (as sysbench), or
+// all six as text with --db-ps-mode=disable.
 func TestTransactionMix(t *testing.T) {
+	for _, mode := range []struct {
+		name     string
+		text     bool
+		executes int64 // COM_STMT_EXECUTE per statement
+	}{{"prepared", false, 1}, {"text", true, 0}} {
+		t.Run(mode.name, func(t *testing.T) { testTransactionMix(t, mode.text, mode.executes) })
+	}
+}
+
+func testTransactionMix(t *testing.T, text bool, executes int64) {
 	s := testSpec("wp_mix", 3, 2000)
-	s.Threads, s.Events, s.TimeSeconds = u32p(4), 400, u32p(0)
+	s.Threads, s.Events, s.TimeSeconds, s.UseTextProtocol = u32p(4), 400, u32p(0), text
 	o := prepared(t, s)
 	admin := adminConn(t, "")
 	before := comStatus(t, admin)
@@ -50,9 +61,9 @@ func TestTransactionMix(t *testing.T) {
 	// and one ROLLBACK.
 	e := sum.IgnoredErrors
 	want := map[string]int64{"com_begin": n, "com_commit": n, "com_update": 2 * n, "com_delete": n,
-		"com_insert": n, "com_stmt_execute": 6 * n, "com_rollback": 0}
+		"com_insert": n, "com_stmt_execute": 6 * n * executes, "com_rollback": 0}
 	slack := map[string]int64{"com_begin": e, "com_update": 2 * e, "com_delete": e, "com_insert": e,
-		"com_stmt_execute": 6 * e, "com_rollback": e}
+		"com_stmt_execute": 6 * e * executes, "com_rollback": e}
 	for k, w := range want {
 		if got := d(k); got < w || got > w+slack[k] {
 			t.Errorf("%s delta = %d over %d transactions (%d retried); want %d..%d", k, got, n, e, w, w+slack[k])
@@ -67,10 +78,10 @@ func TestTransactionMix(t *testing.T) {
 	if sum.Other < 2*n {
 		t.Errorf("other = %d; want at least BEGIN+COMMIT per transaction (%d)", sum.Other, 2*n)
 	}
-	text := sum.Text()
+	summary := sum.Text()
 	for _, sec := range []string{"SQL statistics:", "queries performed:", "transactions:", "General statistics:", "Latency (ms):", "95th percentile:", "Threads fairness:"} {
-		if !strings.Contains(text, sec) {
-			t.Errorf("summary lacks %q:\n%s", sec, text)
+		if !strings.Contains(summary, sec) {
+			t.Errorf("summary lacks %q:\n%s", sec, summary)
 		}
 	}
 	assertRowCounts(t, o)

@@ -54,14 +54,14 @@ type Runner struct {
 	// Counts are this Runner's totals.
 	Counts Counts
 
-	// c and pad values, refilled in place for every statement; cval and
-	// padval box them once (the interface keeps pointing at the same
-	// array), so binding them allocates nothing.
-	cbuf, padbuf []byte
-	cval, padval driver.Value
-	a1           [1]driver.Value
-	a2           [2]driver.Value
-	a4           [4]driver.Value
+	// plan is the transaction being run. cvals and padvals box each
+	// step's c and pad buffers once (the interface keeps pointing at the
+	// array the draw refills), so binding them allocates nothing.
+	plan           *plan
+	cvals, padvals []driver.Value
+	a1             [1]driver.Value
+	a2             [2]driver.Value
+	a4             [4]driver.Value
 }
 
 // NewRunner connects and returns a Runner drawing from random stream
@@ -73,8 +73,16 @@ func NewRunner(ctx context.Context, o Options, stream uint64, hook Hook) (*Runne
 	for i := range r.tables {
 		r.tables[i].sql = tableSQL(i + 1)
 	}
-	r.cbuf, r.padbuf = []byte(cTemplate), []byte(padTemplate)
-	r.cval, r.padval = r.cbuf, r.padbuf
+	r.plan = newPlan(&r.o)
+	r.cvals, r.padvals = make([]driver.Value, len(r.plan.steps)), make([]driver.Value, len(r.plan.steps))
+	for i, s := range r.plan.steps {
+		if s.c != nil {
+			r.cvals[i] = s.c
+		}
+		if s.pad != nil {
+			r.padvals[i] = s.pad
+		}
+	}
 	c, err := dial(ctx, o.Conn, true)
 	if err != nil {
 		return nil, connectError(o.Conn, err)

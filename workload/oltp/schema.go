@@ -27,6 +27,21 @@ func createIndexSQL(n int) string { return fmt.Sprintf("CREATE INDEX k_%d ON sbt
 // dropTableSQL is cleanup's statement.
 func dropTableSQL(n int) string { return fmt.Sprintf("DROP TABLE IF EXISTS sbtest%d", n) }
 
+// bulkInsertSQL is a multi-row INSERT of rows rows into table n, with a
+// placeholder for every value.
+func bulkInsertSQL(n, rows int) string {
+	var b strings.Builder
+	b.Grow(40 + 10*rows)
+	fmt.Fprintf(&b, "INSERT INTO sbtest%d(id, k, c, pad) VALUES ", n)
+	for r := range rows {
+		if r > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("(?,?,?,?)")
+	}
+	return b.String()
+}
+
 // bulkInsert builds multi-row INSERT statements for rows [from, to] of
 // table n, appending to buf. Rows carry explicit ids even with auto_inc,
 // so that parallel chunks still give every table exactly ids 1..size,

@@ -104,77 +104,45 @@ func (r *Runner) count(rows int64) {
 
 // attempt is one try of the transaction: oltp_write_only.lua's event().
 func (r *Runner) attempt(ctx context.Context) error {
-	if !r.o.SkipTrx {
-		if err := r.control(r.beginStmt, "BEGIN"); err != nil {
+	r.plan.draw(r.rnd, &r.o)
+	for i := range r.plan.steps {
+		var err error
+		switch s := &r.plan.steps[i]; s.kind {
+		case kBegin:
+			err = r.control(r.beginStmt, "BEGIN")
+		case kCommit:
+			// commit, below: after the hook's statements
+		default:
+			err = r.statement(i, s)
+		}
+		if err != nil {
 			return err
 		}
-	}
-	if err := r.indexUpdates(); err != nil {
-		return err
-	}
-	if err := r.nonIndexUpdates(); err != nil {
-		return err
-	}
-	if err := r.deleteInserts(); err != nil {
-		return err
 	}
 	return r.commit(ctx)
 }
 
-func (r *Runner) table() (*tableStmts, error) {
-	return r.stmts(r.rnd.Uniform(1, uint32(r.o.Tables)))
-}
-
-func (r *Runner) id() int64 { return int64(r.rnd.Default(1, uint32(r.o.TableSize))) }
-
-func (r *Runner) indexUpdates() error {
-	t, err := r.table()
+// statement runs step i, s, of the plan.
+func (r *Runner) statement(i int, s *step) error {
+	t, err := r.stmts(s.table)
 	if err != nil {
 		return err
 	}
-	for i := 0; i < r.o.IndexUpdates; i++ {
-		r.a1[0] = r.id()
-		if err := r.run(t, t.indexUpdate, t.sql.indexUpdate, r.a1[:]); err != nil {
-			return err
-		}
+	switch s.kind {
+	case kIndexUpdate:
+		r.a1[0] = s.id
+		return r.run(t, t.indexUpdate, t.sql.indexUpdate, r.a1[:])
+	case kNonIndexUpdate:
+		r.a2[0], r.a2[1] = r.cvals[i], s.id
+		return r.run(t, t.nonIndexUpdate, t.sql.nonIndexUpdate, r.a2[:])
+	case kDelete:
+		r.a1[0] = s.id
+		return r.run(t, t.delete, t.sql.delete, r.a1[:])
+	case kInsert:
+		r.a4[0], r.a4[1], r.a4[2], r.a4[3] = s.id, s.k, r.cvals[i], r.padvals[i]
+		return r.run(t, t.insert, t.sql.insert, r.a4[:])
 	}
-	return nil
-}
-
-func (r *Runner) nonIndexUpdates() error {
-	t, err := r.table()
-	if err != nil {
-		return err
-	}
-	for i := 0; i < r.o.NonIndexUpdates; i++ {
-		r.rnd.FillDigits(r.cbuf)
-		r.a2[0], r.a2[1] = r.cval, r.id()
-		if err := r.run(t, t.nonIndexUpdate, t.sql.nonIndexUpdate, r.a2[:]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (r *Runner) deleteInserts() error {
-	t, err := r.table()
-	if err != nil {
-		return err
-	}
-	for i := 0; i < r.o.DeleteInserts; i++ {
-		id, k := r.id(), r.id()
-		r.rnd.FillDigits(r.cbuf)
-		r.rnd.FillDigits(r.padbuf)
-		r.a1[0] = id
-		if err := r.run(t, t.delete, t.sql.delete, r.a1[:]); err != nil {
-			return err
-		}
-		r.a4[0], r.a4[1], r.a4[2], r.a4[3] = id, k, r.cval, r.padval
-		if err := r.run(t, t.insert, t.sql.insert, r.a4[:]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return fmt.Errorf("statement kind %d", s.kind)
 }
 
 // commit runs the hook's statements and COMMIT, and reports the outcome.
