@@ -49,7 +49,11 @@
 // tear the same way; the seed is in the CutReport. A torn 16 KiB page is one
 // whose prefix stops at 4, 8 or 12 KiB; CutReport.TornWrites and
 // FileCut.TornWrites count such overwrites of durable bytes (growth past
-// the durable size is clipped, not counted).
+// the durable size is clipped, not counted). Each FileCut also gives the
+// file's size before and after the cut (Size, DurableSize) and lists the
+// writes not kept whole (Lost: offset, length, bytes kept, torn, whether
+// it grew the file; torn ones first, at most 256 per file), so that a
+// caller can say which pages a cut tore.
 //
 // Stats.Dirty lists the files holding un-synced bytes at that moment, so a
 // caller can choose the moment of a cut (the crash harness waits until

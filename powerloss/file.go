@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -212,6 +213,65 @@ type FileCut struct {
 	// is a torn page. Writes past the durable end are not counted: their
 	// growth was never durable, so their loss is not a tear.
 	TornWrites int `json:"torn_writes,omitempty"`
+	// Size is the file's size as its users saw it at the cut; DurableSize
+	// the size that survived (growth not made durable is gone).
+	Size        int64 `json:"size"`
+	DurableSize int64 `json:"durable_size"`
+	// Lost lists the un-synced writes the cut did not keep whole, in
+	// write order: at most maxLostWrites, torn ones chosen before dropped
+	// ones; LostOmitted counts those left out.
+	Lost        []LostWrite `json:"lost,omitempty"`
+	LostOmitted int         `json:"lost_omitted,omitempty"`
+}
+
+// LostWrite is one un-synced write that a cut did not keep whole: enough
+// to say which pages of a file a power cut tore or lost, and whether the
+// write had grown the file.
+type LostWrite struct {
+	// Seq is its place among the file's writes since its last sync (0 is
+	// the first). Past maxSpans writes the layer no longer tells writes
+	// apart: Seq then numbers the dirty extents, which stand in for them.
+	Seq    int   `json:"seq"`
+	Offset int64 `json:"offset"`
+	Length int64 `json:"length"`
+	// Kept is how many bytes of its prefix reached the disk (torn cuts);
+	// 0: dropped whole.
+	Kept int64 `json:"kept"`
+	// Torn: a prefix ending inside it was kept, and all of it lay within
+	// the durable size (an overwrite kept in part: what FileCut.TornWrites
+	// counts).
+	Torn bool `json:"torn,omitempty"`
+	// Extends: it reached past the durable size; the part beyond it was
+	// never durable and is gone, whatever the tear.
+	Extends bool `json:"extends,omitempty"`
+}
+
+// maxLostWrites bounds FileCut.Lost, so that a cut of a busy log with
+// thousands of un-synced appends stays a small report.
+const maxLostWrites = 256
+
+// lossLog gathers the lost writes of one file, keeping torn ones first.
+type lossLog struct {
+	torn, other []LostWrite
+	total       int
+}
+
+func (l *lossLog) add(w LostWrite) {
+	l.total++
+	switch {
+	case w.Torn && len(l.torn) < maxLostWrites:
+		l.torn = append(l.torn, w)
+	case !w.Torn && len(l.other) < maxLostWrites:
+		l.other = append(l.other, w)
+	}
+}
+
+// list returns at most maxLostWrites of them in write order, and how many
+// were left out.
+func (l *lossLog) list() ([]LostWrite, int) {
+	out := append(l.torn, l.other[:min(len(l.other), maxLostWrites-len(l.torn))]...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	return out, l.total - len(out)
 }
 
 // cut drops everything pending. With torn it first keeps a prefix of each
@@ -226,11 +286,21 @@ func (f *file) cut(torn bool, seed int64) (FileCut, error) {
 		return FileCut{Path: f.name}, nil
 	}
 	ov := f.mu.ov
-	fc := FileCut{Path: f.name, DirtyBytes: ov.dirty}
+	fc := FileCut{Path: f.name, DirtyBytes: ov.dirty, Size: ov.size, DurableSize: ov.durable}
 	var err error
-	if torn && ov.pending() {
-		fc.Writes, fc.TornWrites, fc.KeptBytes, err = f.tearLocked(seed)
+	var lost lossLog
+	if ov.pending() {
+		spans := ov.tornSpans()
+		fc.Writes = len(spans)
+		if torn {
+			fc.TornWrites, fc.KeptBytes, err = f.tearLocked(spans, seed, &lost)
+		} else {
+			for i, s := range spans {
+				lost.add(LostWrite{Seq: i, Offset: s.off, Length: s.end - s.off, Extends: s.end > ov.durable})
+			}
+		}
 	}
+	fc.Lost, fc.LostOmitted = lost.list()
 	if cerr := unix.Close(f.mu.fd); cerr != nil && err == nil {
 		err = fmt.Errorf("close %s: %w", f.name, cerr)
 	}
@@ -238,34 +308,41 @@ func (f *file) cut(torn bool, seed int64) (FileCut, error) {
 	return fc, err
 }
 
-func (f *file) tearLocked(seed int64) (writes, torn int, kept int64, err error) {
+// tearLocked writes the kept prefix of every un-synced write in spans and
+// notes in lost each write not kept whole.
+func (f *file) tearLocked(spans []span, seed int64, lost *lossLog) (torn int, kept int64, err error) {
 	ov := f.mu.ov
 	h := fnv.New64a()
 	h.Write([]byte(f.name))
 	rng := rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
-	spans := ov.tornSpans()
-	for _, s := range spans {
+	for i, s := range spans {
 		c := tornPrefix(rng, s)
 		c = min(c, ov.durable)
+		w := LostWrite{Seq: i, Offset: s.off, Length: s.end - s.off, Kept: max(c-s.off, 0), Extends: s.end > ov.durable}
+		// An overwrite kept in part, not clipped growth.
+		w.Torn = c > s.off && c < s.end && s.end <= ov.durable
+		if c < s.end {
+			lost.add(w)
+		}
 		if c <= s.off {
 			continue
 		}
-		if c < s.end && s.end <= ov.durable { // an overwrite kept in part, not clipped growth
+		if w.Torn {
 			torn++
 		}
 		buf := make([]byte, c-s.off)
 		if _, err := ov.read(buf, s.off, f.preadLocked); err != nil {
-			return len(spans), torn, kept, err
+			return torn, kept, err
 		}
 		if err := pwriteAll(f.mu.fd, buf, s.off); err != nil {
-			return len(spans), torn, kept, fmt.Errorf("tear %s at %d: %w", f.name, s.off, err)
+			return torn, kept, fmt.Errorf("tear %s at %d: %w", f.name, s.off, err)
 		}
 		kept += c - s.off
 	}
 	if err := unix.Fdatasync(f.mu.fd); err != nil {
-		return len(spans), torn, kept, fmt.Errorf("sync %s: %w", f.name, err)
+		return torn, kept, fmt.Errorf("sync %s: %w", f.name, err)
 	}
-	return len(spans), torn, kept, nil
+	return torn, kept, nil
 }
 
 // tornBlock is the unit a torn write keeps: a 4 KiB sector of the device.

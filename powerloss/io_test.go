@@ -3,6 +3,7 @@ package powerloss
 import (
 	"bytes"
 	"os"
+	"reflect"
 	"testing"
 	"unsafe"
 
@@ -53,6 +54,17 @@ func TestTornWriteKeepsAlignedPrefix(t *testing.T) {
 	if kept != rep.KeptBytes || rep.DroppedBytes != 8*page-kept {
 		t.Errorf("report kept/dropped = %d/%d; pages show %d kept", rep.KeptBytes, rep.DroppedBytes, kept)
 	}
+	// Every page not kept whole is listed with what of it was kept.
+	var want []LostWrite
+	for i := 0; i < len(got)/page; i++ {
+		n := int64(bytes.IndexByte(got[i*page:(i+1)*page], 0))
+		if n >= 0 {
+			want = append(want, LostWrite{Seq: i, Offset: int64(i * page), Length: page, Kept: n, Torn: n > 0})
+		}
+	}
+	if fc := rep.Files[0]; !reflect.DeepEqual(fc.Lost, want) || fc.LostOmitted != 0 || fc.Size != 8*page || fc.DurableSize != 8*page {
+		t.Errorf("file cut = %+v; want lost writes %+v, size and durable size %d", fc, want, 8*page)
+	}
 	again, _ := tornOnce(t, 42)
 	if !bytes.Equal(got, again) {
 		t.Errorf("same writes, same seed 42: different outcome")
@@ -60,6 +72,62 @@ func TestTornWriteKeepsAlignedPrefix(t *testing.T) {
 	other, _ := tornOnce(t, 43)
 	if bytes.Equal(got, other) {
 		t.Errorf("seeds 42 and 43 tore the same way (possible but unlikely: 5^8 outcomes)")
+	}
+}
+
+// TestCutReportsGrowth: writes past the durable size lose that part
+// whatever the tear, and the report says which writes grew the file.
+func TestCutReportsGrowth(t *testing.T) {
+	const page = 16 << 10
+	old := string(bytes.Repeat([]byte{'o'}, page))
+	for _, torn := range []bool{false, true} {
+		for seed := int64(1); seed <= 8; seed++ {
+			e := mountEnv(t, map[string]string{"ibd": old})
+			f := e.open("ibd", 0)
+			writeAt(t, f, string(bytes.Repeat([]byte{'n'}, 2*page)), 0) // straddles the durable end
+			writeAt(t, f, string(bytes.Repeat([]byte{'x'}, page)), 3*page)
+			rep := e.cut(CutOptions{Torn: torn, Seed: seed})
+			got, err := os.ReadFile(e.durable("ibd"))
+			must(t, err)
+			if len(rep.Files) != 1 || len(got) != page {
+				t.Fatalf("torn %v seed %d: %d bytes durable, report %+v; want the durable size %d kept", torn, seed, len(got), rep, page)
+			}
+			fc := rep.Files[0]
+			kept := int64(bytes.IndexByte(append(got, 'o'), 'o'))
+			want := []LostWrite{
+				{Seq: 0, Offset: 0, Length: 2 * page, Kept: kept, Extends: true},
+				{Seq: 1, Offset: 3 * page, Length: page, Extends: true},
+			}
+			if fc.Size != 4*page || fc.DurableSize != page || fc.Writes != 2 || fc.TornWrites != 0 || !reflect.DeepEqual(fc.Lost, want) {
+				t.Errorf("torn %v seed %d: file cut %+v; want size %d, durable %d, 2 writes, none torn, lost %+v", torn, seed, fc, 4*page, page, want)
+			}
+			if !torn && kept != 0 {
+				t.Errorf("untorn cut kept %d bytes", kept)
+			}
+		}
+	}
+}
+
+func TestLossLogBound(t *testing.T) {
+	var l lossLog
+	for i := range 3 * maxLostWrites {
+		l.add(LostWrite{Seq: i, Torn: i%3 == 2}) // every third write torn
+	}
+	got, omitted := l.list()
+	if len(got) != maxLostWrites || omitted != 2*maxLostWrites {
+		t.Fatalf("kept %d, omitted %d; want %d and %d", len(got), omitted, maxLostWrites, 2*maxLostWrites)
+	}
+	torn := 0
+	for i, w := range got {
+		if w.Torn {
+			torn++
+		}
+		if i > 0 && got[i-1].Seq >= w.Seq {
+			t.Fatalf("lost writes out of write order at %d: %+v", i, got[i-1:i+1])
+		}
+	}
+	if torn != maxLostWrites {
+		t.Errorf("%d torn writes listed; want all %d of them before any dropped one", torn, maxLostWrites)
 	}
 }
 

@@ -115,6 +115,10 @@ func (p *powerCrasher) cut(ctx context.Context, pc *PowerCut) error {
 			errs = append(errs, fmt.Errorf("power cut of %s: %w", d.backing, err))
 		}
 	}
+	if pc.Torn && p.inst.Version().Flavor == mysqld.MariaDB {
+		pc.inspectTorn(innodbFilesOf(p.inst.DataDir(), p.base, p.layout))
+	}
+	pc.trimLost()
 	errs = append(errs, p.Disarm())
 	return errors.Join(errs...)
 }

@@ -115,11 +115,13 @@ func TestTornPagesWithoutDoublewrite(t *testing.T) {
 }
 
 // TestTornPagesWithDoublewrite: with doublewrite on, the same cuts recover:
-// every round restarts, loses no acknowledged commit, and the doublewrite
-// buffer restores torn pages. A torn first page (page 0) of a tablespace
-// was once reported corrupt by MariaDB 10.11.19 despite doublewrite (1 of 8
-// torn rounds on this machine); that is logged as a finding, not hidden,
-// and does not fail the test until it is understood.
+// every round restarts and loses no acknowledged commit, the doublewrite
+// buffer restores torn pages, and there is no damage, except for one known
+// gap of MariaDB 10.11, recognised from its cause: the cut tore page 0 of
+// a tablespace while the durable doublewrite buffer held a usable copy of
+// it, the server reported that first page corrupt instead of restoring it,
+// and nothing else is damaged (GapPage0NotRestored; reproduced without
+// the layer by TestMariaDBTornPage0NotRestored). Any other damage fails.
 func TestTornPagesWithDoublewrite(t *testing.T) {
 	rounds, errs := tornRounds(t, "1")
 	for _, err := range errs {
@@ -131,14 +133,27 @@ func TestTornPagesWithDoublewrite(t *testing.T) {
 	for _, rr := range rounds {
 		t.Logf("round %d: %d torn tablespace writes, %d in ibdata; %d doublewrite line(s); ledger %+v",
 			rr.Round, rr.Cut.DataTornWrites, rr.Cut.SystemTornWrites, rr.Verdict.DoublewriteLines, rr.Ledger)
+		for _, tp := range rr.Cut.TornPages {
+			t.Logf("round %d torn page: %s", rr.Round, tp)
+		}
+		if rr.Cut.InspectError != "" {
+			t.Errorf("round %d: torn pages not inspected: %s", rr.Round, rr.Cut.InspectError)
+		}
 		restored += rr.Verdict.DoublewriteLines
 		if rr.Failed || rr.Verdict.RefusedStart || rr.Ledger == nil || rr.Ledger.LostAcknowledged != 0 {
 			t.Errorf("round %d (%d torn tablespace writes): failed %v %s, verdict %+v, ledger %+v; want a restart that loses nothing",
 				rr.Round, rr.Cut.DataTornWrites, rr.Failed, rr.Error, rr.Verdict, rr.Ledger)
 		}
-		if rr.Verdict.Damaged() || !rr.TablesOK {
-			t.Logf("FINDING round %d: damage after a torn cut with doublewrite on: verdict %+v, tables OK %v", rr.Round, rr.Verdict, rr.TablesOK)
+		if !rr.Verdict.Damaged() && rr.TablesOK {
+			continue
 		}
+		if rr.Verdict.KnownGap != GapPage0NotRestored {
+			t.Errorf("round %d: damage after a torn cut with doublewrite on that the known gap does not explain: verdict %+v, tables %+v, torn pages %+v",
+				rr.Round, rr.Verdict, rr.Tables, rr.Cut.TornPages)
+			continue
+		}
+		t.Logf("KNOWN GAP round %d: %s: %v (the cut tore page 0 while the doublewrite buffer held a usable copy; the server did not restore it)",
+			rr.Round, rr.Verdict.KnownGap, rr.Verdict.Page0Unrestored)
 	}
 	if restored == 0 {
 		t.Errorf("no round restored a page from the doublewrite buffer; the cuts tore nothing doublewrite had to repair")

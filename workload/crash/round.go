@@ -45,6 +45,7 @@ func (h *harness) verdict(rr *RoundResult) {
 	}
 	scanVerdict(&rr.Verdict, lines)
 	rr.Verdict.CheckFailed = rr.Tables != nil && !rr.TablesOK
+	explainDamage(rr, lines, h.inst.DataDir(), h.opts.Conn.DB)
 }
 
 func (h *harness) roundSteps(ctx context.Context, rr *RoundResult, killAt time.Duration) error {

@@ -37,6 +37,9 @@ type Summary struct {
 	// TABLE or logged corruption.
 	DataTornRounds int `json:"data_torn_rounds,omitempty"`
 	Damaged        int `json:"damaged"`
+	// KnownGapRounds counts the damaged rounds whose damage a known server
+	// gap explains entirely (Verdict.KnownGap).
+	KnownGapRounds int `json:"known_gap_rounds,omitempty"`
 }
 
 func summarize(rounds []RoundResult) Summary {
@@ -55,6 +58,9 @@ func summarize(rounds []RoundResult) Summary {
 		}
 		if r.Verdict.Damaged() {
 			s.Damaged++
+		}
+		if r.Verdict.KnownGap != "" {
+			s.KnownGapRounds++
 		}
 		if r.Failed {
 			s.Failed++

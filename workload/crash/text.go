@@ -36,6 +36,9 @@ func (r Result) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "\nrounds %d, failed %d; lost acknowledged commits: %d; present but unacknowledged (legal): %d; CHECK TABLE all OK: %v; damaged data detected in %d round(s)\n",
 		s.Rounds, s.Failed, s.LostAcknowledged, s.PresentUnacknowledged, s.TablesOK, s.Damaged)
+	if s.KnownGapRounds > 0 {
+		fmt.Fprintf(w, "of the damaged rounds, %d show only a known server gap (see each round's verdict)\n", s.KnownGapRounds)
+	}
 	if r.Mode == ModePowerLossTorn {
 		fmt.Fprintf(w, "rounds whose cut tore tablespace (.ibd) writes: %d of %d (torn seed %d, round r uses seed+r-1)\n", s.DataTornRounds, s.Rounds, r.TornSeed)
 	}
@@ -105,6 +108,19 @@ func writePower(w io.Writer, rr RoundResult) {
 	}
 	if len(says) > 0 {
 		fmt.Fprintf(w, "round %d verdict: %s\n", rr.Round, strings.Join(says, "; "))
+	}
+	if v.KnownGap != "" {
+		fmt.Fprintf(w, "round %d: all of this damage is a known server gap (%s): %s\n", rr.Round, v.KnownGap, strings.Join(v.Page0Unrestored, ", "))
+	}
+	if rr.Cut != nil {
+		for _, tp := range rr.Cut.TornPages {
+			if tp.Page == 0 || !tp.CopyUsable { // the others the doublewrite buffer covers
+				fmt.Fprintf(w, "round %d torn page: %s\n", rr.Round, tp)
+			}
+		}
+		if rr.Cut.InspectError != "" {
+			fmt.Fprintf(w, "round %d torn pages not fully inspected: %s\n", rr.Round, rr.Cut.InspectError)
+		}
 	}
 }
 
