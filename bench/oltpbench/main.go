@@ -18,11 +18,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/writepath/writepath/internal/preempt"
 	"github.com/writepath/writepath/workload"
 	"github.com/writepath/writepath/workload/oltp"
 )
 
 func main() {
+	preempt.Off() // the oltp run phase's blocking reads; see the package
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// OLTPBENCH_CPUPROFILE=FILE writes a CPU profile of the whole phase,
 	// to see where the client's time per transaction goes.

@@ -11,9 +11,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/writepath/writepath/internal/preempt"
 )
 
 func main() {
+	preempt.Off() // the oltp run phase's blocking reads; see the package
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := newRootCmd().ExecuteContext(ctx)
 	stop()

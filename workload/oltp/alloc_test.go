@@ -28,11 +28,11 @@ func TestTxnAllocations(t *testing.T) {
 	}
 }
 
-// TestRunLoopAllocatesNothing: the run phase's event loop, statements,
-// answers and recording included, allocates nothing per transaction. Two
-// runs that differ only in --events differ in allocations by their set-up's
-// noise, not by the extra transactions.
-func TestRunLoopAllocatesNothing(t *testing.T) {
+// TestRunAllocatesNothing: the run phase's clients, statements, answers
+// and recording included, allocate nothing per transaction. Two runs that
+// differ only in --events differ in allocations by their set-up's noise,
+// not by the extra transactions.
+func TestRunAllocatesNothing(t *testing.T) {
 	s := testSpec("wp_loop_alloc", 2, 1000)
 	s.RandType, s.Threads = 1, u32p(4)
 	o := prepared(t, s)

@@ -36,12 +36,13 @@
 // the warm-up too (a time series should show it); the sysbench-shaped
 // summary (Summarizer) leaves it out, as sysbench does.
 //
-// The run phase drives its connections from event loops (loop.go): one
-// goroutine waits for up to 128 connections in one epoll_wait and sends
-// each connection's next statement when the answer to its last arrives,
-// over a socket taken from the driver after login (package wire). Per
-// statement that is a write, a read and a share of an epoll_wait, with no
-// goroutine parked or woken and nothing allocated.
+// The run phase gives every connection a goroutine blocked in read(2) on
+// its socket, taken from the driver after login (package wire), as a
+// sysbench thread blocks in libmysqlclient (client.go says why). Per
+// statement that is one write and one read, with no goroutine parked or
+// woken and nothing allocated. A binary that runs it should turn the
+// runtime's asynchronous preemption off (internal/preempt); without, it is
+// correct but costs more CPU.
 //
 // The transaction loop is a library too: a Runner executes transactions on
 // one driver connection and goroutine, and lets a caller (the crash

@@ -122,6 +122,7 @@ func loadPrepared(c *wire.Conn, o Options, w chunk, rnd *Rand, done *atomic.Int6
 		return errTextProtocol
 	}
 	var ids [2]uint32 // for bulkRows rows, and for the chunk's last, shorter batch
+	var typed [2]bool // the statement's parameter types were sent
 	defer func() {
 		for _, id := range ids {
 			if id != 0 {
@@ -158,9 +159,10 @@ func loadPrepared(c *wire.Conn, o Options, w chunk, rnd *Rand, done *atomic.Int6
 			rnd.FillDigits(a[3].Bytes)
 			a[0].Int, a[1].Int = int64(from+r), int64(rnd.Default(1, uint32(o.TableSize)))
 		}
-		if _, err := c.Execute(id, args[:4*n]); err != nil {
+		if _, err := c.Execute(id, args[:4*n], !typed[slot]); err != nil {
 			return fmt.Errorf("prepare: load sbtest%d rows %d..%d: %w", w.table, from, from+n-1, err)
 		}
+		typed[slot] = true
 		done.Add(int64(n))
 		from += n
 	}

@@ -23,7 +23,7 @@ type runState struct {
 	claimed atomic.Int64
 	late    atomic.Int64
 	threads []*thread
-	loops   []*loop
+	clients []*client
 	total   counters // recorder counters shared by all threads
 }
 
@@ -120,9 +120,9 @@ func newRunState(ctx context.Context, o Options, env workload.Env, rec *workload
 	return s, nil
 }
 
-// connect opens every thread's connection in parallel and shares them
-// out to the event loops. Thread i of worker w draws random stream
-// w*threads+i, so workers never repeat each other.
+// connect opens every thread's connection in parallel. Thread i of
+// worker w draws random stream w*threads+i, so workers never repeat each
+// other.
 func (s *runState) connect(ctx context.Context, shard workload.Shard) error {
 	sessions := make([]*session, len(s.threads))
 	errs := make([]error, len(s.threads))
@@ -153,58 +153,54 @@ func (s *runState) connect(ctx context.Context, shard workload.Shard) error {
 			return err // the first: all threads fail alike
 		}
 	}
-	n := loopsFor(len(sessions))
-	for k := range n {
-		var ss []*session
-		var ts []*thread
-		var streams []uint64
-		for i := k; i < len(sessions); i += n {
-			ss, ts = append(ss, sessions[i]), append(ts, s.threads[i])
-			streams = append(streams, uint64(shard.Index*s.o.Threads+i))
-		}
-		l, err := newLoop(s, ss, ts, streams)
+	for i, ss := range sessions {
+		c, err := newClient(s, ss, s.threads[i], uint64(shard.Index*s.o.Threads+i))
 		if err != nil {
-			for _, x := range ss {
-				x.close()
+			for _, ss := range sessions[i+1:] {
+				ss.quit()
 			}
 			return err
 		}
-		s.loops = append(s.loops, l)
+		s.clients = append(s.clients, c)
 	}
 	return nil
 }
 
-// loopsFor is how many event loops drive threads connections: one per
-// 128 connections, at most one per two CPUs the runtime uses. Fewer loops
-// batch more answers into each epoll_wait, and a loop blocked in it holds
-// its P: on 2 CPUs, two loops measured 0.85x the TPS of one at 64 threads
-// (sysbench = 1.0x), with 1.5x the CPU per transaction.
-func loopsFor(threads int) int {
-	return max(1, min((threads+127)/128, runtime.GOMAXPROCS(0)/2))
-}
-
 func (s *runState) close() {
-	for _, l := range s.loops {
-		l.close()
+	for _, c := range s.clients {
+		c.close()
 	}
-	s.loops = nil
+	s.clients = nil
 }
 
-// loop runs every event loop until the end; the first fatal error stops
-// all.
+// loop runs every client until the end; the first fatal error stops all.
 func (s *runState) loop(ctx context.Context) error {
+	defer raiseProcs(len(s.clients))()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var wg sync.WaitGroup
-	for _, l := range s.loops {
+	for _, c := range s.clients {
 		wg.Go(func() {
-			if err := l.run(ctx); err != nil && ctx.Err() == nil {
+			if err := c.run(ctx); err != nil && ctx.Err() == nil {
 				cancel(err)
 			}
 		})
 	}
 	wg.Wait()
 	return context.Cause(ctx)
+}
+
+// raiseProcs raises GOMAXPROCS so that every client can hold a P while
+// it waits for its answer, with as many again for everything else, and
+// returns what restores it. GOMAXPROCS is process wide: it is only ever
+// raised, and idle Ps cost nothing.
+func raiseProcs(clients int) (restore func()) {
+	prev := runtime.GOMAXPROCS(0)
+	if want := clients + prev; want > prev {
+		runtime.GOMAXPROCS(want)
+		return func() { runtime.GOMAXPROCS(prev) }
+	}
+	return func() {}
 }
 
 // record books one transaction in the recorder and the thread's stats.

@@ -202,9 +202,9 @@ func (c *Conn) close() {
 }
 
 // Execute runs prepared statement id with args and returns the rows it
-// affected.
-func (c *Conn) Execute(id uint32, args []Value) (uint64, error) {
-	c.buf = AppendExecute(Header(c.buf, ComStmtExecute), id, args)
+// affected. Set types on a statement's first execution.
+func (c *Conn) Execute(id uint32, args []Value, types bool) (uint64, error) {
+	c.buf = AppendExecute(Header(c.buf, ComStmtExecute), id, args, types)
 	p, err := c.roundTrip()
 	if err != nil {
 		return 0, err

@@ -2,13 +2,12 @@
 // write-only OLTP client sends once connected: COM_QUERY, COM_STMT_PREPARE
 // and COM_STMT_EXECUTE requests, and their OK, ERR and prepare-OK answers.
 //
-// It exists so that many connections can be driven from one event loop
-// over raw, non-blocking sockets: database/sql and the driver's own
-// connections block one goroutine per statement, and on small machines
-// the scheduler's hand-offs between those goroutines cost more CPU than
-// the statements. The connection phase (handshake, authentication
-// plugins) stays with github.com/go-sql-driver/mysql: Dial lets the
-// driver log in and then takes the socket over (see Dial).
+// It exists so that a client can own its socket: through the driver (and
+// the runtime's poller) every statement parks and wakes a goroutine, and
+// on small machines those scheduler hand-offs cost more CPU than the
+// statements. The connection phase (handshake, authentication plugins)
+// stays with github.com/go-sql-driver/mysql: Dial lets the driver log in,
+// and Detach then hands the socket over.
 //
 // Every request is one packet with sequence number 0, and every answer
 // the hot path reads is one packet; nothing here allocates except the
@@ -73,9 +72,10 @@ const (
 
 // AppendExecute appends the body of COM_STMT_EXECUTE for statement id
 // with args to a request started by Header(dst, ComStmtExecute): no
-// cursor, one iteration, no NULLs, the types sent with every execution
-// (as the Go driver does; libmysqlclient sends them once).
-func AppendExecute(b []byte, id uint32, args []Value) []byte {
+// cursor, one iteration, no NULLs. The parameter types go with the first
+// execution of a statement (types true); later ones reuse them, as
+// libmysqlclient does (the Go driver sends them every time).
+func AppendExecute(b []byte, id uint32, args []Value, types bool) []byte {
 	b = binary.LittleEndian.AppendUint32(b, id)
 	b = append(b, 0)                           // flags: CURSOR_TYPE_NO_CURSOR
 	b = binary.LittleEndian.AppendUint32(b, 1) // iteration count
@@ -85,12 +85,16 @@ func AppendExecute(b []byte, id uint32, args []Value) []byte {
 	for range (len(args) + 7) / 8 {
 		b = append(b, 0) // NULL bitmap: none
 	}
-	b = append(b, 1) // new-params-bound: types follow
-	for _, a := range args {
-		if a.Bytes != nil {
-			b = append(b, typeString, 0)
-		} else {
-			b = append(b, typeLongLong, 0)
+	if !types {
+		b = append(b, 0) // new-params-bound: no, as last time
+	} else {
+		b = append(b, 1) // new-params-bound: types follow
+		for _, a := range args {
+			if a.Bytes != nil {
+				b = append(b, typeString, 0)
+			} else {
+				b = append(b, typeLongLong, 0)
+			}
 		}
 	}
 	for _, a := range args {

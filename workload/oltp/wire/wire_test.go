@@ -24,7 +24,7 @@ func TestExecuteEncoding(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Finish(AppendExecute(Header(nil, ComStmtExecute), tt.id, tt.args))
+			got, err := Finish(AppendExecute(Header(nil, ComStmtExecute), tt.id, tt.args, true))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -35,9 +35,17 @@ func TestExecuteEncoding(t *testing.T) {
 	}
 }
 
+func TestExecuteWithoutTypes(t *testing.T) {
+	got := hex.EncodeToString(AppendExecute(nil, 2, []Value{{Bytes: []byte("1")}, {Int: 1}}, false))
+	want := "02000000" + "00" + "01000000" + "00" + "00" + "0131" + "0100000000000000"
+	if got != want {
+		t.Errorf("body\n got %s\nwant %s", got, want)
+	}
+}
+
 func TestNullBitmapGrowsPerEightArgs(t *testing.T) {
 	args := make([]Value, 9)
-	b := AppendExecute(nil, 1, args)
+	b := AppendExecute(nil, 1, args, true)
 	// id 4, flags 1, iterations 4, bitmap 2, bound 1, types 18, values 72
 	if want := 4 + 1 + 4 + 2 + 1 + 18 + 72; len(b) != want {
 		t.Errorf("9 args: %d bytes; want %d", len(b), want)

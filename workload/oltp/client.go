@@ -1,0 +1,317 @@
+package oltp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/writepath/writepath/workload/oltp/wire"
+)
+
+// The run phase gives every connection its own goroutine that blocks in
+// read(2) on the connection's socket, as a sysbench thread blocks in
+// libmysqlclient: the server's answer wakes exactly the thread that waits
+// for it, and that thread sends the next statement, often before the
+// server's thread has gone back to sleep. The server then does the same
+// work per transaction for either client. (An event loop driving every
+// connection from one thread used less client CPU, but answered in
+// batches: MariaDB's threads slept 5.6 times per transaction instead of
+// sysbench's 3.2 and spent 30% more CPU per transaction, at 64
+// connections on 2 CPUs.)
+//
+// The reads and writes are raw system calls on a blocking socket: the
+// goroutine keeps its P while it waits, so the runtime schedules nothing
+// per statement. That needs a P per connection (raiseProcs), and a
+// receive timeout on the socket, which makes a signal interrupt a waiting
+// read instead of restarting it. To the runtime such a goroutine runs
+// without pause, so sysmon preempts it every 10 ms; with asynchronous
+// preemption that is a signal, an interrupted read and a yield each time,
+// which at 64 connections cost 0.12 ms of client CPU per transaction
+// against 0.075 ms with GODEBUG asyncpreemptoff=1, where the goroutine
+// yields at its next call instead; yielding on its own (runtime.Gosched)
+// after every transaction or every few milliseconds cost as much. The
+// writepath binaries turn it off (internal/preempt).
+
+// client is one connection of the run phase (sysbench's thread).
+type client struct {
+	s    *runState
+	ss   *session
+	th   *thread
+	rnd  *Rand
+	plan *plan
+	step int // the step being executed
+
+	out    []byte // the request being sent
+	in     []byte // answers: in[off:n] is not yet consumed
+	off, n int
+
+	// mu guards ss.fd against interrupt, the only other goroutine that
+	// touches it (once, on cancellation).
+	mu          sync.Mutex
+	interrupted bool
+}
+
+func newClient(s *runState, ss *session, th *thread, stream uint64) (*client, error) {
+	c := &client{s: s, th: th, rnd: NewRand(s.o.Rand, stream), plan: newPlan(&s.o),
+		out: make([]byte, 0, 512), in: make([]byte, 4096)}
+	if err := c.attach(ss); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// readTimeout bounds one wait in read(2); an expired wait is simply
+// repeated. Its presence makes a signal interrupt the wait (signal(7): a
+// socket with a timeout is not restarted). Its value bounds how long a
+// stop-the-world waits for a client whose server does not answer when
+// asynchronous preemption is off (see the package doc).
+const readTimeout = 50 * time.Millisecond
+
+// attach makes ss the client's connection: a blocking socket with send
+// and receive timeouts.
+func (c *client) attach(ss *session) error {
+	tv := unix.NsecToTimeval(int64(readTimeout))
+	err := unix.SetNonblock(ss.fd, false)
+	if err == nil {
+		err = unix.SetsockoptTimeval(ss.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
+	}
+	if err == nil {
+		err = unix.SetsockoptTimeval(ss.fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
+	}
+	if err != nil {
+		ss.close()
+		return fmt.Errorf("socket options: %w", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.interrupted {
+		ss.close()
+		return context.Canceled
+	}
+	c.ss, c.off, c.n = ss, 0, 0
+	return nil
+}
+
+// interrupt ends the statement in flight and every later one: the socket
+// is shut down (not closed: its number stays the client's to close).
+func (c *client) interrupt() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.interrupted = true
+	if c.ss != nil && c.ss.fd >= 0 {
+		_ = unix.Shutdown(c.ss.fd, unix.SHUT_RDWR)
+	}
+}
+
+// close ends the connection: COM_QUIT unless a statement was cut off.
+func (c *client) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ss == nil {
+		return
+	}
+	if c.interrupted {
+		c.ss.close()
+	} else {
+		c.ss.quit()
+	}
+	c.ss = nil
+}
+
+// run executes transactions until the run is over (nil), ctx ends (nil)
+// or an error ends the run.
+func (c *client) run(ctx context.Context) error {
+	defer c.close()
+	defer context.AfterFunc(ctx, c.interrupt)()
+	var timer *time.Timer
+	for {
+		s := c.s
+		if s.o.Events > 0 && uint64(s.claimed.Add(1)) > s.o.Events {
+			return nil
+		}
+		now := time.Now()
+		if ctx.Err() != nil || !s.end.IsZero() && !now.Before(s.end) {
+			return nil
+		}
+		intended := now
+		if s.pacer != nil {
+			intended = s.pacer.claim()
+			if !s.end.IsZero() && !intended.Before(s.end) {
+				return nil
+			}
+			if wait := intended.Sub(now); wait > 0 {
+				if timer == nil {
+					timer = time.NewTimer(wait)
+				} else {
+					timer.Reset(wait)
+				}
+				select {
+				case <-timer.C:
+				case <-ctx.Done():
+					return nil
+				}
+				now = time.Now()
+			}
+			if now.Sub(intended) > lateAfter {
+				s.late.Add(1)
+				s.total.late.Add(1)
+			}
+		}
+		if err := c.txn(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		c.th.counts.Transactions.Add(1)
+		s.record(c.th, intended, now, time.Now())
+	}
+}
+
+// txn executes one transaction, retrying it after an ignorable error
+// (rolled back first) and after a lost connection (reconnected), as
+// Runner.Txn does.
+func (c *client) txn(ctx context.Context) error {
+	for {
+		err := c.attempt()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		o := &c.s.o
+		switch n := mysqlErrno(err); {
+		case n == erNoSuchTable:
+			return tableError(o.Conn, fmt.Sprintf("sbtest%d", c.plan.steps[c.step].table), err)
+		case n == 0 || n == erServerShutdown || n == erConnKilled || n == erClientIdle:
+			if err := c.reconnect(ctx); err != nil {
+				return err
+			}
+		case o.Conn.Ignored(n):
+			c.th.counts.Errors.Add(1)
+			if o.SkipTrx {
+				continue
+			}
+			b, _ := wire.Finish(append(wire.Header(c.out, wire.ComQuery), "ROLLBACK"...))
+			if _, err := c.exec(b); err != nil && mysqlErrno(err) == 0 {
+				if err := c.reconnect(ctx); err != nil {
+					return err
+				}
+			}
+		default:
+			return fmt.Errorf("transaction on %s: %w (add the error number to --mysql-ignore-errors to retry it)", o.Conn.where(), err)
+		}
+	}
+}
+
+// attempt is one try of the transaction: oltp_write_only.lua's event().
+func (c *client) attempt() error {
+	c.plan.draw(c.rnd, &c.s.o)
+	counts := c.th.counts
+	for c.step = 0; c.step < len(c.plan.steps); c.step++ {
+		req, err := request(c.out, c.ss, &c.plan.steps[c.step])
+		if err != nil {
+			return err
+		}
+		c.out = req
+		rows, err := c.exec(req)
+		if err != nil {
+			return err
+		}
+
+		if k := c.plan.steps[c.step].kind; rows > 0 && k != kBegin && k != kCommit {
+			counts.Writes.Add(1)
+		} else {
+			counts.Other.Add(1)
+		}
+	}
+	return nil
+}
+
+// exec sends one request and reads its answer: the rows affected, or the
+// server's error (*mysql.MySQLError), or a connection error.
+func (c *client) exec(req []byte) (uint64, error) {
+	fd := c.ss.fd
+	for sent := 0; sent < len(req); {
+		n, err := rawWrite(fd, req[sent:])
+		switch {
+		case err == unix.EINTR || err == unix.EAGAIN:
+			continue
+		case err != nil:
+			return 0, err
+		}
+		sent += n
+	}
+	for {
+		p, size, err := wire.Next(c.in[c.off:c.n])
+		if err != nil {
+			return 0, err
+		}
+		if size > 0 {
+			c.off += size
+			if c.off == c.n {
+				c.off, c.n = 0, 0
+			}
+			if wire.IsErr(p) {
+				return 0, wire.ParseErr(p)
+			}
+			return wire.ParseOK(p)
+		}
+		if c.n == len(c.in) { // a partial answer fills the buffer
+			if c.off > 0 {
+				c.n = copy(c.in, c.in[c.off:c.n])
+				c.off = 0
+			} else {
+				c.in = append(c.in, make([]byte, len(c.in))...)
+			}
+		}
+		n, err := rawRead(fd, c.in[c.n:])
+		switch {
+		case err == unix.EINTR || err == unix.EAGAIN:
+			continue // a signal, or readTimeout passed: wait on
+		case err != nil:
+			return 0, err
+		case n == 0:
+			return 0, io.EOF
+		}
+		c.n += n
+	}
+}
+
+// reconnect replaces a lost connection, backing off from 10 ms to 1 s
+// until it succeeds or ctx ends. Access denied or a missing database
+// ends the run: retrying cannot help.
+func (c *client) reconnect(ctx context.Context) error {
+	c.mu.Lock()
+	if c.ss != nil {
+		c.ss.close()
+		c.ss = nil
+	}
+	c.mu.Unlock()
+	backoff := 10 * time.Millisecond
+	for {
+		ss, err := openSession(ctx, &c.s.o)
+		if err == nil {
+			if err := c.attach(ss); err != nil {
+				return err
+			}
+			c.th.counts.Reconnects.Add(1)
+			return nil
+		}
+		if errors.Is(err, ErrAccessDenied) || errors.Is(err, ErrNoDatabase) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, time.Second)
+	}
+}

@@ -1,0 +1,167 @@
+package oltp
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/writepath/writepath/workload/oltp/wire"
+)
+
+// session is a logged-in connection with its statements prepared, its
+// socket detached from the driver for a client to drive.
+type session struct {
+	fd int
+	// ids[t-1][kind-kIndexUpdate] is table t's prepared statement; 0 means
+	// none (the text protocol), as do zero begin and commit.
+	ids           [][4]uint32
+	begin, commit uint32
+	// typed[t-1][kind-kIndexUpdate]: the statement's parameter types went
+	// with an execution already; the server keeps them.
+	typed [][4]bool
+}
+
+// openSession connects and prepares every statement up front, as
+// sysbench's thread_init does, falling back to the text protocol where
+// the server cannot prepare one (as sysbench does).
+func openSession(ctx context.Context, o *Options) (*session, error) {
+	c, err := wire.Dial(ctx, mysqlConfig(o.Conn, true))
+	if err != nil {
+		return nil, connectError(o.Conn, err)
+	}
+	stop := context.AfterFunc(ctx, c.Interrupt)
+	s := &session{fd: -1, ids: make([][4]uint32, o.Tables), typed: make([][4]bool, o.Tables)}
+	err = s.prepare(c, o)
+	if !stop() || err != nil {
+		c.Close()
+		if err == nil {
+			err = ctx.Err()
+		}
+		return nil, err
+	}
+	if s.fd, err = c.Detach(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *session) prepare(c *wire.Conn, o *Options) error {
+	if o.TextProtocol {
+		return nil
+	}
+	full := false // the server refused to prepare more: the rest is text
+	prep := func(query string) (uint32, error) {
+		if full {
+			return 0, nil
+		}
+		id, err := c.Prepare(query)
+		if n := mysqlErrno(err); n == erTooManyPrepared || n == erUnsupportedPS {
+			full = true
+			return 0, nil
+		}
+		return id, err
+	}
+	var err error
+	if !o.SkipTrx {
+		if s.begin, err = prep("BEGIN"); err == nil {
+			s.commit, err = prep("COMMIT")
+		}
+		if err != nil {
+			return fmt.Errorf("prepare BEGIN/COMMIT on %s: %w", o.Conn.where(), err)
+		}
+	}
+	for t := range s.ids {
+		q := tableSQL(t + 1)
+		for k, sql := range [4]string{q.indexUpdate, q.nonIndexUpdate, q.delete, q.insert} {
+			if s.ids[t][k], err = prep(sql); err != nil {
+				if mysqlErrno(err) == erNoSuchTable {
+					return tableError(o.Conn, fmt.Sprintf("sbtest%d", t+1), err)
+				}
+				return fmt.Errorf("prepare %q on %s: %w", sql, o.Conn.where(), err)
+			}
+		}
+	}
+	return nil
+}
+
+// quit says goodbye on a healthy idle session (the server would log an
+// aborted connection otherwise) and closes it.
+func (s *session) quit() {
+	if s.fd >= 0 {
+		_, _ = unix.Write(s.fd, []byte{1, 0, 0, 0, wire.ComQuit})
+		s.close()
+	}
+}
+
+func (s *session) close() {
+	if s.fd >= 0 {
+		_ = unix.Close(s.fd)
+		s.fd = -1
+	}
+}
+
+// request encodes step s for session c into dst: an execution of its
+// prepared statement, or the statement as text where there is none.
+func request(dst []byte, c *session, s *step) ([]byte, error) {
+	var id uint32
+	switch s.kind {
+	case kBegin:
+		id = c.begin
+	case kCommit:
+		id = c.commit
+	default:
+		id = c.ids[s.table-1][s.kind-kIndexUpdate]
+	}
+	if id == 0 {
+		return wire.Finish(appendText(wire.Header(dst, wire.ComQuery), s))
+	}
+	var args [4]wire.Value
+	var n int
+	switch s.kind {
+	case kIndexUpdate, kDelete:
+		args[0], n = wire.Value{Int: s.id}, 1
+	case kNonIndexUpdate:
+		args[0], args[1], n = wire.Value{Bytes: s.c}, wire.Value{Int: s.id}, 2
+	case kInsert:
+		args, n = [4]wire.Value{{Int: s.id}, {Int: s.k}, {Bytes: s.c}, {Bytes: s.pad}}, 4
+	}
+	if n == 0 { // BEGIN, COMMIT
+		return wire.Finish(wire.AppendExecute(wire.Header(dst, wire.ComStmtExecute), id, nil, false))
+	}
+	typed := &c.typed[s.table-1][s.kind-kIndexUpdate]
+	b := wire.AppendExecute(wire.Header(dst, wire.ComStmtExecute), id, args[:n], !*typed)
+	*typed = true
+	return wire.Finish(b)
+}
+
+// appendText appends step s as a text statement: the statements of
+// tableSQL with the arguments in place (digits and dashes only: nothing
+// to escape).
+func appendText(b []byte, s *step) []byte {
+	table := func(b []byte) []byte { return strconv.AppendUint(append(b, "sbtest"...), uint64(s.table), 10) }
+	quoted := func(b, v []byte) []byte { return append(append(append(b, '\''), v...), '\'') }
+	switch s.kind {
+	case kBegin:
+		return append(b, "BEGIN"...)
+	case kCommit:
+		return append(b, "COMMIT"...)
+	case kIndexUpdate:
+		b = table(append(b, "UPDATE "...))
+		return strconv.AppendInt(append(b, " SET k=k+1 WHERE id="...), s.id, 10)
+	case kNonIndexUpdate:
+		b = quoted(append(table(append(b, "UPDATE "...)), " SET c="...), s.c)
+		return strconv.AppendInt(append(b, " WHERE id="...), s.id, 10)
+	case kDelete:
+		b = table(append(b, "DELETE FROM "...))
+		return strconv.AppendInt(append(b, " WHERE id="...), s.id, 10)
+	case kInsert:
+		b = append(table(append(b, "INSERT INTO "...)), " (id, k, c, pad) VALUES ("...)
+		b = append(strconv.AppendInt(b, s.id, 10), ", "...)
+		b = append(strconv.AppendInt(b, s.k, 10), ", "...)
+		b = append(quoted(b, s.c), ", "...)
+		return append(quoted(b, s.pad), ')')
+	}
+	return b
+}
