@@ -11,6 +11,8 @@
 # p99 clat <= 1.1x, CPU seconds per I/O <= 1.5x.
 #
 #   bench/fio.sh [dir]        env: RUNTIME=20 SIZE=1G NUMJOBS=4 PAIRS=3
+#                                  ENGINE=libaio (or io_uring: both tools
+#                                  then run the job on their io_uring engine)
 #                                  WRITEPATH=path/to/writepath (else built)
 #   SUMMARY_ONLY=1 bench/fio.sh [dir]   reprint the last run's tables
 #
@@ -22,6 +24,7 @@ cd "$(dirname "$0")/.."
 
 DIR=${1:-/var/tmp/writepath-fio-bench}
 RUNTIME=${RUNTIME:-20}
+ENGINE=${ENGINE:-libaio}
 SIZE=${SIZE:-1G}
 NUMJOBS=${NUMJOBS:-4}
 PAIRS=${PAIRS:-3}
@@ -39,7 +42,7 @@ if [[ -z "${WRITEPATH:-}" ]]; then
 fi
 
 # The job, fio syntax, given verbatim to both tools.
-JOB=(--name=mysql_sim --ioengine=libaio --iodepth=32 --rw=randwrite --bs=4k
+JOB=(--name=mysql_sim --ioengine="$ENGINE" --iodepth=32 --rw=randwrite --bs=4k
 	--size="$SIZE" --numjobs="$NUMJOBS" --runtime="$RUNTIME" --time_based
 	--group_reporting --direct=1 --fsync=4 --output-format=json --directory="$DIR")
 

@@ -42,7 +42,7 @@
 // # Differences from fio
 //
 // Write buffers are filled with random bytes once per job and not
-// re-scrambled per I/O; io_uring is run by the libaio engine and the report
-// says so; only the options listed in the issue are accepted and any other
-// is an error before any I/O.
+// re-scrambled per I/O; only the options listed in the issue are accepted
+// and any other is an error before any I/O. io_uring runs with fio's engine
+// defaults only (no sqthread_poll, fixedbufs, registerfiles or hipri).
 package fio

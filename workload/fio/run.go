@@ -28,9 +28,6 @@ func plan(spec *fiov1.Spec, env workload.Env) ([]*clone, []string, error) {
 		errs   []error
 	)
 	for _, j := range spec.Jobs {
-		if j.Ioengine == fiov1.IOEngine_IO_ENGINE_IO_URING {
-			notes = append(notes, fmt.Sprintf("%s: ioengine=io_uring is run by writepath's libaio engine (no native ring yet)", j.Name))
-		}
 		for n := 0; n < int(j.Numjobs); n++ {
 			c, err := planClone(j, n, len(clones), env)
 			if err != nil {
@@ -205,9 +202,12 @@ func (c *clone) run(ctx context.Context) error {
 	}
 	c.begin()
 	var err error
-	if c.job.Ioengine == fiov1.IOEngine_IO_ENGINE_LIBAIO || c.job.Ioengine == fiov1.IOEngine_IO_ENGINE_IO_URING {
+	switch c.job.Ioengine {
+	case fiov1.IOEngine_IO_ENGINE_LIBAIO:
 		err = c.runAIO()
-	} else {
+	case fiov1.IOEngine_IO_ENGINE_IO_URING:
+		err = c.runUring()
+	default:
 		err = c.runSync()
 	}
 	if err == nil && c.job.EndFsync && c.does(dirWrite) {
