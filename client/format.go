@@ -55,6 +55,9 @@ func WriteSummary(w io.Writer, s *Summary) error {
 		fmt.Fprintf(w, " (%s)", s.Reason)
 	}
 	fmt.Fprintln(w)
+	if s.WorkerIntervalsPruned != "" {
+		fmt.Fprintf(w, "per-worker intervals pruned %s (retention): workers show start skew only\n", s.WorkerIntervalsPruned)
+	}
 	for _, p := range s.Phases {
 		fmt.Fprintf(w, "\nphase %s: %s, %d intervals, %.1fs\n", p.Phase, p.State, p.Intervals, p.Merged.Seconds)
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
@@ -64,6 +67,10 @@ func WriteSummary(w io.Writer, s *Summary) error {
 			note := fmt.Sprintf("%.2f", ws.StartSkewMs)
 			if ws.Lost {
 				note += " LOST"
+			}
+			if s.WorkerIntervalsPruned != "" {
+				fmt.Fprintf(tw, "\t%s\tpruned\t\t\t\t\t\t\t\t%s\t\n", ws.Worker, note)
+				continue
 			}
 			writeTotals(tw, ws.Worker, note, ws.Totals)
 		}

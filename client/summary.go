@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/writepath/writepath/hist"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
@@ -59,12 +60,15 @@ type PhaseSummary struct {
 
 // Summary is a run as a person reads it.
 type Summary struct {
-	RunID  string         `json:"run_id"`
-	Kind   string         `json:"kind"`
-	State  string         `json:"state"`
-	Reason string         `json:"reason,omitempty"`
-	Lost   []string       `json:"lost,omitempty"`
-	Phases []PhaseSummary `json:"phases"`
+	RunID  string   `json:"run_id"`
+	Kind   string   `json:"kind"`
+	State  string   `json:"state"`
+	Reason string   `json:"reason,omitempty"`
+	Lost   []string `json:"lost,omitempty"`
+	// WorkerIntervalsPruned is when retention dropped the per-worker
+	// intervals (RFC 3339); workers then have no totals of their own.
+	WorkerIntervalsPruned string         `json:"worker_intervals_pruned,omitempty"`
+	Phases                []PhaseSummary `json:"phases"`
 }
 
 // Summarize computes a run's summary from its stored intervals. Percentiles
@@ -73,6 +77,9 @@ func Summarize(r *writepathv1.GetRunResponse) (*Summary, error) {
 	run := r.GetRun()
 	s := &Summary{RunID: run.GetId(), Kind: run.GetKindName(), State: stateName(run.GetState()),
 		Reason: run.GetReason(), Lost: run.GetLost()}
+	if t := run.GetWorkerIntervalsPruned(); t != nil {
+		s.WorkerIntervalsPruned = t.AsTime().UTC().Format(time.RFC3339)
+	}
 	for _, ph := range run.GetPhases() {
 		ps, err := summarizePhase(ph, r)
 		if err != nil {

@@ -37,6 +37,10 @@ type Config struct {
 	ValidateTimeout time.Duration
 	// CancelGrace is how long a cancel waits for workers to confirm.
 	CancelGrace time.Duration
+	// KeepWorkerIntervals, when positive, is the store's retention: after
+	// each run, only the newest KeepWorkerIntervals ended runs keep their
+	// per-worker interval snapshots (merged intervals are always kept).
+	KeepWorkerIntervals int
 	// Log receives lifecycle events; nil discards.
 	Log *slog.Logger
 }

@@ -192,6 +192,23 @@ func (r *run) execute() {
 	r.update(func(rec *writepathv1.Run) { settle(rec, err, r.c.ctx.Err() != nil, context.Cause(r.ctx)) })
 	r.c.stats.ended(r.record().GetState())
 	r.c.cfg.Log.Info("run ended", "run", r.id, "state", r.record().GetState(), "reason", r.record().GetReason())
+	r.c.retain()
+}
+
+// retain applies the store's retention (Config.KeepWorkerIntervals).
+func (c *Coordinator) retain() {
+	keep := c.cfg.KeepWorkerIntervals
+	if keep <= 0 {
+		return
+	}
+	ids, err := c.store.PruneWorkerIntervals(keep, time.Now())
+	if err != nil {
+		c.cfg.Log.Error("retention", "err", err)
+		return
+	}
+	if len(ids) > 0 {
+		c.cfg.Log.Info("retention: dropped per-worker intervals", "runs", len(ids), "oldest", ids[0], "newest", ids[len(ids)-1], "keep", keep)
+	}
 }
 
 // settle sets a run's final state from how its phases ended.

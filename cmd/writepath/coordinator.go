@@ -32,6 +32,7 @@ func (o *coordinatorOptions) AddFlags(cmd *cobra.Command) {
 	f.StringVar(&o.metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9470)")
 	o.sec.AddFlags(f)
 	f.DurationVar(&o.cfg.MergeWait, "merge-wait", 0, "how long a merge waits for late workers past an interval's end (default max(interval, heartbeat timeout))")
+	f.IntVar(&o.cfg.KeepWorkerIntervals, "keep-worker-intervals", 0, "after each run, keep per-worker interval snapshots of only the N newest ended runs (merged intervals are always kept; 0: keep all)")
 }
 
 func (o *coordinatorOptions) Validate() error {
@@ -40,6 +41,9 @@ func (o *coordinatorOptions) Validate() error {
 	}
 	if o.cfg.HeartbeatTimeout <= o.cfg.HeartbeatInterval {
 		return fmt.Errorf("--heartbeat-timeout %v must exceed --heartbeat-interval %v", o.cfg.HeartbeatTimeout, o.cfg.HeartbeatInterval)
+	}
+	if o.cfg.KeepWorkerIntervals < 0 {
+		return fmt.Errorf("--keep-worker-intervals=%d: want 0 (keep all) or more", o.cfg.KeepWorkerIntervals)
 	}
 	return o.sec.Validate()
 }

@@ -35,7 +35,7 @@ func (o *sourceFlags) open() (client.Source, error) {
 // newRunsCmd is `writepath runs list|show|hgrm`.
 func newRunsCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "runs", Short: "List and show stored runs"}
-	cmd.AddCommand(newRunsListCmd(), newRunsShowCmd(), newRunsHgrmCmd(), newRunsCompareCmd())
+	cmd.AddCommand(newRunsListCmd(), newRunsShowCmd(), newRunsHgrmCmd(), newRunsCompareCmd(), newRunsPruneCmd())
 	return cmd
 }
 

@@ -116,6 +116,9 @@ func overlay(base, o coordinator.Config) coordinator.Config {
 	set(&base.ReadyTimeout, o.ReadyTimeout)
 	set(&base.ValidateTimeout, o.ValidateTimeout)
 	set(&base.CancelGrace, o.CancelGrace)
+	if o.KeepWorkerIntervals > 0 {
+		base.KeepWorkerIntervals = o.KeepWorkerIntervals
+	}
 	return base
 }
 

@@ -572,9 +572,13 @@ type Run struct {
 	Phases   []*PhaseRecord         `protobuf:"bytes,10,rep,name=phases,proto3" json:"phases,omitempty"`
 	Workers  []*RunWorker           `protobuf:"bytes,11,rep,name=workers,proto3" json:"workers,omitempty"`
 	// lost names the workers lost mid-run.
-	Lost          []string `protobuf:"bytes,12,rep,name=lost,proto3" json:"lost,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Lost []string `protobuf:"bytes,12,rep,name=lost,proto3" json:"lost,omitempty"`
+	// worker_intervals_pruned is when retention dropped this run's
+	// per-worker interval snapshots (coordinator --keep-worker-intervals,
+	// `writepath runs prune`); the merged intervals and totals stay.
+	WorkerIntervalsPruned *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=worker_intervals_pruned,json=workerIntervalsPruned,proto3" json:"worker_intervals_pruned,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *Run) Reset() {
@@ -687,6 +691,13 @@ func (x *Run) GetWorkers() []*RunWorker {
 func (x *Run) GetLost() []string {
 	if x != nil {
 		return x.Lost
+	}
+	return nil
+}
+
+func (x *Run) GetWorkerIntervalsPruned() *timestamppb.Timestamp {
+	if x != nil {
+		return x.WorkerIntervalsPruned
 	}
 	return nil
 }
@@ -1194,7 +1205,7 @@ const file_writepath_v1_run_proto_rawDesc = "" +
 	"lostReason\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf2\x03\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xc6\x04\n" +
 	"\x03Run\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12)\n" +
 	"\x04spec\x18\x02 \x01(\v2\x15.writepath.v1.RunSpecR\x04spec\x12\x1b\n" +
@@ -1208,7 +1219,8 @@ const file_writepath_v1_run_proto_rawDesc = "" +
 	"\x06phases\x18\n" +
 	" \x03(\v2\x19.writepath.v1.PhaseRecordR\x06phases\x121\n" +
 	"\aworkers\x18\v \x03(\v2\x17.writepath.v1.RunWorkerR\aworkers\x12\x12\n" +
-	"\x04lost\x18\f \x03(\tR\x04lost\"\xb1\x01\n" +
+	"\x04lost\x18\f \x03(\tR\x04lost\x12R\n" +
+	"\x17worker_intervals_pruned\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\x15workerIntervalsPruned\"\xb1\x01\n" +
 	"\aOpStats\x12\x0e\n" +
 	"\x02op\x18\x01 \x01(\tR\x02op\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x03R\x05count\x12\x10\n" +
@@ -1347,26 +1359,27 @@ var file_writepath_v1_run_proto_depIdxs = []int32{
 	18, // 17: writepath.v1.Run.interval:type_name -> google.protobuf.Duration
 	4,  // 18: writepath.v1.Run.phases:type_name -> writepath.v1.PhaseRecord
 	5,  // 19: writepath.v1.Run.workers:type_name -> writepath.v1.RunWorker
-	20, // 20: writepath.v1.MergedInterval.start:type_name -> google.protobuf.Timestamp
-	20, // 21: writepath.v1.MergedInterval.end:type_name -> google.protobuf.Timestamp
-	21, // 22: writepath.v1.MergedInterval.ops:type_name -> writepath.v1.OpHistogram
-	7,  // 23: writepath.v1.MergedInterval.stats:type_name -> writepath.v1.OpStats
-	13, // 24: writepath.v1.MergedInterval.counters:type_name -> writepath.v1.MergedInterval.CountersEntry
-	14, // 25: writepath.v1.MergedInterval.gauges:type_name -> writepath.v1.MergedInterval.GaugesEntry
-	9,  // 26: writepath.v1.MergedInterval.telemetry:type_name -> writepath.v1.WorkerTelemetry
-	22, // 27: writepath.v1.WorkerTelemetry.telemetry:type_name -> writepath.v1.Telemetry
-	15, // 28: writepath.v1.WorkerTelemetry.gauges:type_name -> writepath.v1.WorkerTelemetry.GaugesEntry
-	16, // 29: writepath.v1.WorkerInfo.labels:type_name -> writepath.v1.WorkerInfo.LabelsEntry
-	23, // 30: writepath.v1.WorkerInfo.kinds:type_name -> writepath.v1.KindInfo
-	20, // 31: writepath.v1.WorkerInfo.connected_since:type_name -> google.protobuf.Timestamp
-	20, // 32: writepath.v1.WorkerInfo.last_seen:type_name -> google.protobuf.Timestamp
-	18, // 33: writepath.v1.WorkerInfo.clock_offset:type_name -> google.protobuf.Duration
-	18, // 34: writepath.v1.WorkerInfo.rtt:type_name -> google.protobuf.Duration
-	35, // [35:35] is the sub-list for method output_type
-	35, // [35:35] is the sub-list for method input_type
-	35, // [35:35] is the sub-list for extension type_name
-	35, // [35:35] is the sub-list for extension extendee
-	0,  // [0:35] is the sub-list for field type_name
+	20, // 20: writepath.v1.Run.worker_intervals_pruned:type_name -> google.protobuf.Timestamp
+	20, // 21: writepath.v1.MergedInterval.start:type_name -> google.protobuf.Timestamp
+	20, // 22: writepath.v1.MergedInterval.end:type_name -> google.protobuf.Timestamp
+	21, // 23: writepath.v1.MergedInterval.ops:type_name -> writepath.v1.OpHistogram
+	7,  // 24: writepath.v1.MergedInterval.stats:type_name -> writepath.v1.OpStats
+	13, // 25: writepath.v1.MergedInterval.counters:type_name -> writepath.v1.MergedInterval.CountersEntry
+	14, // 26: writepath.v1.MergedInterval.gauges:type_name -> writepath.v1.MergedInterval.GaugesEntry
+	9,  // 27: writepath.v1.MergedInterval.telemetry:type_name -> writepath.v1.WorkerTelemetry
+	22, // 28: writepath.v1.WorkerTelemetry.telemetry:type_name -> writepath.v1.Telemetry
+	15, // 29: writepath.v1.WorkerTelemetry.gauges:type_name -> writepath.v1.WorkerTelemetry.GaugesEntry
+	16, // 30: writepath.v1.WorkerInfo.labels:type_name -> writepath.v1.WorkerInfo.LabelsEntry
+	23, // 31: writepath.v1.WorkerInfo.kinds:type_name -> writepath.v1.KindInfo
+	20, // 32: writepath.v1.WorkerInfo.connected_since:type_name -> google.protobuf.Timestamp
+	20, // 33: writepath.v1.WorkerInfo.last_seen:type_name -> google.protobuf.Timestamp
+	18, // 34: writepath.v1.WorkerInfo.clock_offset:type_name -> google.protobuf.Duration
+	18, // 35: writepath.v1.WorkerInfo.rtt:type_name -> google.protobuf.Duration
+	36, // [36:36] is the sub-list for method output_type
+	36, // [36:36] is the sub-list for method input_type
+	36, // [36:36] is the sub-list for extension type_name
+	36, // [36:36] is the sub-list for extension extendee
+	0,  // [0:36] is the sub-list for field type_name
 }
 
 func init() { file_writepath_v1_run_proto_init() }
