@@ -45,27 +45,36 @@ func TestPowerLossDurableWithFsync(t *testing.T) {
 // TestPowerLossLosesUnsyncedCommits: with trx_commit=2 COMMIT returns
 // before the redo log is synced, so a power cut under load loses
 // acknowledged commits (kill -9 alone would not). A large buffer pool and
-// a long flush timeout keep InnoDB from syncing the log for other reasons.
+// a long flush timeout keep InnoDB from syncing the log for other reasons;
+// still, a cut can land just after a sync the page cleaner asked for while
+// the load was starved of CPU (seen once under go test -race ./...: 0 B
+// un-synced), so two rounds run and at least one must lose commits.
 func TestPowerLossLosesUnsyncedCommits(t *testing.T) {
 	dir := sharedPowerDir(t)
-	res, err := runCrash(t, powerArgs(dir, "--rounds", "1",
+	res, err := runCrash(t, powerArgs(dir, "--rounds", "2",
 		"--set", "innodb_flush_log_at_trx_commit=2", "--set", "innodb_flush_log_at_timeout=30",
-		"--set", "innodb_buffer_pool_size=64M")...)
+		"--set", "innodb_buffer_pool_size=256M")...)
 	if err != nil {
 		t.Fatalf("crash rounds: %v", err)
 	}
 	checkPowerResult(t, res, ModePowerLoss, dir)
-	rr := res.Rounds[0]
-	if rr.Failed || rr.Ledger == nil || rr.Ledger.LostAcknowledged == 0 {
-		t.Fatalf("round = failed %v (%s), ledger %+v; want acknowledged commits lost", rr.Failed, rr.Error, rr.Ledger)
+	var lost, acked, dirty int64
+	for _, rr := range res.Rounds {
+		if rr.Failed || rr.Ledger == nil {
+			t.Fatalf("round %d = failed %v (%s), ledger %+v; want a restart and a ledger", rr.Round, rr.Failed, rr.Error, rr.Ledger)
+		}
+		if !rr.TablesOK {
+			t.Errorf("round %d: CHECK TABLE = %+v; losing commits must not damage tables", rr.Round, rr.Tables)
+		}
+		lost, acked = lost+rr.Ledger.LostAcknowledged, acked+rr.Ledger.Acknowledged
+		if rr.Cut != nil {
+			dirty += rr.Cut.DirtyRedoBytes
+		}
+		t.Logf("round %d: lost %d of %d acknowledged commits; %v", rr.Round, rr.Ledger.LostAcknowledged, rr.Ledger.Acknowledged, rr.Cut)
 	}
-	if rr.Cut == nil || rr.Cut.DirtyRedoBytes == 0 {
-		t.Errorf("cut = %+v; want un-synced redo dropped", rr.Cut)
+	if lost == 0 || dirty == 0 {
+		t.Fatalf("lost %d of %d acknowledged commits, %d B of un-synced redo dropped over %d rounds; want commits lost to the cut", lost, acked, dirty, len(res.Rounds))
 	}
-	if !rr.TablesOK {
-		t.Errorf("CHECK TABLE = %+v; losing commits must not damage tables", rr.Tables)
-	}
-	t.Logf("lost %d of %d acknowledged commits", rr.Ledger.LostAcknowledged, rr.Ledger.Acknowledged)
 }
 
 // maxTornRuns bounds the runs a torn test makes until a cut tears data
