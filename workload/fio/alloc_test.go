@@ -42,9 +42,9 @@ func mallocsForRun(t *testing.T, args ...string) uint64 {
 }
 
 // TestHotPathDoesNotAllocate: a run of 4x the I/Os allocates no more than
-// a short one, for the sync and the libaio loops.
+// a short one, for the sync, libaio and io_uring loops.
 func TestHotPathDoesNotAllocate(t *testing.T) {
-	for _, engine := range []string{"psync", "libaio"} {
+	for _, engine := range []string{"psync", "libaio", "io_uring"} {
 		base := []string{"--name=a", "--rw=randwrite", "--direct=1", "--fsync=4", "--iodepth=8", "--ioengine=" + engine}
 		small := mallocsForRun(t, append(base, "--size=256k")...)
 		large := mallocsForRun(t, append(base, "--size=1m")...)

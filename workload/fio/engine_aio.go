@@ -56,24 +56,54 @@ func (c *clone) runAIO() error {
 		return err
 	}
 	defer aioDestroy(a.ctx)
+	return c.drive(aioQueue{c, a})
+}
+
+// aioQueue is the libaio engine as drive sees it.
+type aioQueue struct {
+	c *clone
+	a *aioState
+}
+
+func (q aioQueue) fill() (bool, error) { return q.c.fill(q.a) }
+func (q aioQueue) submit() error       { return q.c.submit(q.a) }
+func (q aioQueue) reap() error         { return q.c.reap(q.a) }
+func (q aioQueue) inflight() int       { return q.a.inflight }
+
+// queue is an engine that keeps iodepth requests in flight.
+type queue interface {
+	// fill prepares requests into the free slots; true: no more I/O.
+	fill() (bool, error)
+	// submit hands the prepared requests to the kernel.
+	submit() error
+	// reap waits for and accounts a completion.
+	reap() error
+	inflight() int
+}
+
+// drive is the loop of the queueing engines: fill the free slots, submit,
+// reap, until the job has no more I/O or is told to stop, then drain what
+// is in flight.
+func (c *clone) drive(q queue) error {
 	exhausted := false
 	for {
 		stopping := c.tick(c.now())
 		if !stopping && !exhausted {
-			if exhausted, err = c.fill(a); err != nil {
+			var err error
+			if exhausted, err = q.fill(); err != nil {
 				return err
 			}
 		}
-		if err := c.submit(a); err != nil {
+		if err := q.submit(); err != nil {
 			return err
 		}
-		if a.inflight == 0 {
+		if q.inflight() == 0 {
 			if stopping || exhausted {
 				return nil
 			}
 			continue
 		}
-		if err := c.reap(a); err != nil {
+		if err := q.reap(); err != nil {
 			return err
 		}
 	}

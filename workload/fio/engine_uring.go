@@ -53,28 +53,19 @@ func (c *clone) runUring() error {
 	}
 	defer u.r.close()
 	c.asyncSync = true
-	exhausted := false
-	for {
-		stopping := c.tick(c.now())
-		if !stopping && !exhausted {
-			if exhausted, err = c.fillUring(u); err != nil {
-				return err
-			}
-		}
-		if err := c.submitUring(u); err != nil {
-			return err
-		}
-		if u.inflight == 0 {
-			if stopping || exhausted {
-				return nil
-			}
-			continue
-		}
-		if err := c.reapUring(u); err != nil {
-			return err
-		}
-	}
+	return c.drive(uringQueue{c, u})
 }
+
+// uringQueue is the io_uring engine as drive sees it.
+type uringQueue struct {
+	c *clone
+	u *uringState
+}
+
+func (q uringQueue) fill() (bool, error) { return q.c.fillUring(q.u) }
+func (q uringQueue) submit() error       { return q.c.submitUring(q.u) }
+func (q uringQueue) reap() error         { return q.c.reapUring(q.u) }
+func (q uringQueue) inflight() int       { return q.u.inflight }
 
 // fillUring prepares requests into every free slot; it reports true when
 // the job has no more I/O to issue.

@@ -146,14 +146,7 @@ func (c *Conn) Prepare(query string) (uint32, error) {
 // it affected.
 func (c *Conn) Exec(query string) (uint64, error) {
 	c.buf = append(Header(c.buf, ComQuery), query...)
-	p, err := c.roundTrip()
-	if err != nil {
-		return 0, err
-	}
-	if IsErr(p) {
-		return 0, ParseErr(p)
-	}
-	return ParseOK(p)
+	return c.affected()
 }
 
 // Detach hands the socket over: it returns a non-blocking descriptor of
@@ -205,6 +198,12 @@ func (c *Conn) close() {
 // affected. Set types on a statement's first execution.
 func (c *Conn) Execute(id uint32, args []Value, types bool) (uint64, error) {
 	c.buf = AppendExecute(Header(c.buf, ComStmtExecute), id, args, types)
+	return c.affected()
+}
+
+// affected sends the request in c.buf and reads its OK (the rows
+// affected) or ERR answer.
+func (c *Conn) affected() (uint64, error) {
 	p, err := c.roundTrip()
 	if err != nil {
 		return 0, err
