@@ -2,7 +2,6 @@ package oltp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -46,8 +45,9 @@ type client struct {
 	plan *plan
 	step int // the step being executed
 
-	out    []byte // the request being sent
-	in     []byte // answers: in[off:n] is not yet consumed
+	timer  *time.Timer // waits for --rate slots
+	out    []byte      // the request being sent
+	in     []byte      // answers: in[off:n] is not yet consumed
 	off, n int
 
 	// mu guards ss.fd against interrupt, the only other goroutine that
@@ -128,39 +128,10 @@ func (c *client) close() {
 func (c *client) run(ctx context.Context) error {
 	defer c.close()
 	defer context.AfterFunc(ctx, c.interrupt)()
-	var timer *time.Timer
 	for {
-		s := c.s
-		if s.o.Events > 0 && uint64(s.claimed.Add(1)) > s.o.Events {
+		intended, began, ok := c.next(ctx)
+		if !ok {
 			return nil
-		}
-		now := time.Now()
-		if ctx.Err() != nil || !s.end.IsZero() && !now.Before(s.end) {
-			return nil
-		}
-		intended := now
-		if s.pacer != nil {
-			intended = s.pacer.claim()
-			if !s.end.IsZero() && !intended.Before(s.end) {
-				return nil
-			}
-			if wait := intended.Sub(now); wait > 0 {
-				if timer == nil {
-					timer = time.NewTimer(wait)
-				} else {
-					timer.Reset(wait)
-				}
-				select {
-				case <-timer.C:
-				case <-ctx.Done():
-					return nil
-				}
-				now = time.Now()
-			}
-			if now.Sub(intended) > lateAfter {
-				s.late.Add(1)
-				s.total.late.Add(1)
-			}
 		}
 		if err := c.txn(ctx); err != nil {
 			if ctx.Err() != nil {
@@ -169,8 +140,47 @@ func (c *client) run(ctx context.Context) error {
 			return err
 		}
 		c.th.counts.Transactions.Add(1)
-		s.record(c.th, intended, now, time.Now())
+		c.s.record(c.th, intended, began, time.Now())
 	}
+}
+
+// next waits for the client's next transaction: its intended start (the
+// --rate schedule's slot; else now) and when it may begin; ok is false
+// when the run is over for the client (time, --events, schedule, ctx).
+func (c *client) next(ctx context.Context) (intended, began time.Time, ok bool) {
+	s := c.s
+	if s.o.Events > 0 && uint64(s.claimed.Add(1)) > s.o.Events {
+		return intended, began, false
+	}
+	now := time.Now()
+	if ctx.Err() != nil || !s.end.IsZero() && !now.Before(s.end) {
+		return intended, began, false
+	}
+	if s.pacer == nil {
+		return now, now, true
+	}
+	intended = s.pacer.claim()
+	if !s.end.IsZero() && !intended.Before(s.end) {
+		return intended, began, false
+	}
+	if wait := intended.Sub(now); wait > 0 {
+		if c.timer == nil {
+			c.timer = time.NewTimer(wait)
+		} else {
+			c.timer.Reset(wait)
+		}
+		select {
+		case <-c.timer.C:
+		case <-ctx.Done():
+			return intended, began, false
+		}
+		now = time.Now()
+	}
+	if now.Sub(intended) > lateAfter {
+		s.late.Add(1)
+		s.total.late.Add(1)
+	}
+	return intended, now, true
 }
 
 // txn executes one transaction, retrying it after an ignorable error
@@ -186,14 +196,12 @@ func (c *client) txn(ctx context.Context) error {
 			return ctx.Err()
 		}
 		o := &c.s.o
-		switch n := mysqlErrno(err); {
-		case n == erNoSuchTable:
-			return tableError(o.Conn, fmt.Sprintf("sbtest%d", c.plan.steps[c.step].table), err)
-		case n == 0 || n == erServerShutdown || n == erConnKilled || n == erClientIdle:
+		switch classify(o.Conn, err) {
+		case reconnect:
 			if err := c.reconnect(ctx); err != nil {
 				return err
 			}
-		case o.Conn.Ignored(n):
+		case retry:
 			c.th.counts.Errors.Add(1)
 			if o.SkipTrx {
 				continue
@@ -205,7 +213,7 @@ func (c *client) txn(ctx context.Context) error {
 				}
 			}
 		default:
-			return fmt.Errorf("transaction on %s: %w (add the error number to --mysql-ignore-errors to retry it)", o.Conn.where(), err)
+			return txnError(o.Conn, fmt.Sprintf("sbtest%d", c.plan.steps[c.step].table), err)
 		}
 	}
 }
@@ -224,7 +232,6 @@ func (c *client) attempt() error {
 		if err != nil {
 			return err
 		}
-
 		if k := c.plan.steps[c.step].kind; rows > 0 && k != kBegin && k != kCommit {
 			counts.Writes.Add(1)
 		} else {
@@ -284,9 +291,7 @@ func (c *client) exec(req []byte) (uint64, error) {
 	}
 }
 
-// reconnect replaces a lost connection, backing off from 10 ms to 1 s
-// until it succeeds or ctx ends. Access denied or a missing database
-// ends the run: retrying cannot help.
+// reconnect replaces a lost connection (see redial).
 func (c *client) reconnect(ctx context.Context) error {
 	c.mu.Lock()
 	if c.ss != nil {
@@ -294,24 +299,14 @@ func (c *client) reconnect(ctx context.Context) error {
 		c.ss = nil
 	}
 	c.mu.Unlock()
-	backoff := 10 * time.Millisecond
-	for {
+	return redial(ctx, func() error {
 		ss, err := openSession(ctx, &c.s.o)
 		if err == nil {
-			if err := c.attach(ss); err != nil {
-				return err
-			}
+			err = c.attach(ss)
+		}
+		if err == nil {
 			c.th.counts.Reconnects.Add(1)
-			return nil
 		}
-		if errors.Is(err, ErrAccessDenied) || errors.Is(err, ErrNoDatabase) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, time.Second)
-	}
+		return err
+	})
 }

@@ -1,8 +1,10 @@
 package oltp
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -72,4 +74,58 @@ func (c ConnOptions) where() string {
 		return "socket " + c.Socket
 	}
 	return fmt.Sprintf("%s:%d", c.Host, c.Port)
+}
+
+// failure is what a failed transaction attempt calls for, decided as
+// sysbench decides it; Runner and the run phase's clients share it.
+type failure int
+
+const (
+	// retry: an error in --mysql-ignore-errors; roll back, try again.
+	retry failure = iota
+	// reconnect: no server error, the connection is gone (killed server,
+	// restart, network), or the server is shutting down or killed it.
+	reconnect
+	// fatal: the run ends (txnError says why).
+	fatal
+)
+
+func classify(c ConnOptions, err error) failure {
+	switch n := mysqlErrno(err); {
+	case n == erNoSuchTable:
+		return fatal
+	case n == 0 || n == erServerShutdown || n == erConnKilled || n == erClientIdle:
+		return reconnect
+	case c.Ignored(n):
+		return retry
+	}
+	return fatal
+}
+
+// txnError explains a fatal failure of a transaction on table.
+func txnError(c ConnOptions, table string, err error) error {
+	if mysqlErrno(err) == erNoSuchTable {
+		return tableError(c, table, err)
+	}
+	return fmt.Errorf("transaction on %s: %w (add the error number to --mysql-ignore-errors to retry it)", c.where(), err)
+}
+
+// redial calls connect until it succeeds or ctx ends, waiting 10 ms, then
+// twice as long each time up to 1 s. Access denied and a missing database
+// end it at once: retrying cannot help. connect's errors are
+// connectError's.
+func redial(ctx context.Context, connect func() error) error {
+	backoff := 10 * time.Millisecond
+	for {
+		err := connect()
+		if err == nil || errors.Is(err, ErrAccessDenied) || errors.Is(err, ErrNoDatabase) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, time.Second)
+	}
 }

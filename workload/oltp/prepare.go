@@ -95,7 +95,6 @@ func chunks(o Options) []chunk {
 	return out
 }
 
-// load inserts every row, reporting progress on env.Progress.
 // loadCharset returns the SET NAMES statement that makes the load
 // connections speak the tables' character set ("" to keep the default).
 // The load is bound by the server's CPU, and converting every c and pad
@@ -119,6 +118,8 @@ func loadCharset(c *conn) (string, error) {
 	return "", nil
 }
 
+// load inserts every row, reporting progress on env.Progress; the
+// connections first run names (loadCharset).
 func load(ctx context.Context, o Options, env workload.Env, names string) error {
 	work := chunks(o)
 	var done atomic.Int64

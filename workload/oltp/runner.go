@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
-	"time"
 )
 
 // Hook lets a caller take part in every transaction a Runner executes. The
@@ -148,15 +147,10 @@ func (r *Runner) Txn(ctx context.Context) error {
 
 // handle decides what a failed attempt means: retry (nil) or stop.
 func (r *Runner) handle(ctx context.Context, err error) error {
-	var te *tableErr
-	switch n := mysqlErrno(err); {
-	case errors.As(err, &te) && mysqlErrno(te.err) == erNoSuchTable:
-		return tableError(r.o.Conn, te.table, te.err)
-	case n == 0 || n == erServerShutdown || n == erConnKilled || n == erClientIdle:
-		// No server error: the connection is gone (killed server, restart,
-		// network). A shutdown in progress or a killed connection: the same.
+	switch classify(r.o.Conn, err) {
+	case reconnect:
 		return r.reconnect(ctx)
-	case r.o.Conn.Ignored(n):
+	case retry:
 		r.Counts.Errors.Add(1)
 		if !r.o.SkipTrx {
 			if _, rerr := r.c.exec("ROLLBACK"); rerr != nil && mysqlErrno(rerr) == 0 {
@@ -165,34 +159,28 @@ func (r *Runner) handle(ctx context.Context, err error) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("transaction on %s: %w (add the error number to --mysql-ignore-errors to retry it)", r.o.Conn.where(), err)
+	var te *tableErr
+	if errors.As(err, &te) {
+		return txnError(r.o.Conn, te.table, te.err)
+	}
+	return txnError(r.o.Conn, "", err)
 }
 
-// reconnect replaces the connection, backing off from 10 ms to 1 s until
-// it succeeds or ctx ends. Access denied ends it: retrying cannot help.
+// reconnect replaces the connection (see redial).
 func (r *Runner) reconnect(ctx context.Context) error {
 	r.Close()
-	backoff := 10 * time.Millisecond
-	for {
+	return redial(ctx, func() error {
 		c, err := dial(ctx, r.o.Conn, true)
-		if err == nil {
-			err = r.attach(c)
-		}
-		if err == nil {
-			r.Counts.Reconnects.Add(1)
-			return nil
-		}
-		r.Close()
-		if n := mysqlErrno(err); n == erAccessDenied || n == erBadDB {
+		if err != nil {
 			return connectError(r.o.Conn, err)
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(backoff):
+		if err := r.attach(c); err != nil {
+			r.Close()
+			return err
 		}
-		backoff = min(2*backoff, time.Second)
-	}
+		r.Counts.Reconnects.Add(1)
+		return nil
+	})
 }
 
 // Exec implements Session on the Runner's connection.
