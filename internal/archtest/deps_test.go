@@ -46,6 +46,8 @@ var rules = []rule{
 		never: []string{"database/sql", mod + "workload/...", mod + "mysqld"}},
 	{pkg: "auth", ours: []string{"auth"}},
 	{pkg: "guard", ours: []string{"guard"}},
+	{pkg: "hostknob", ours: []string{"hostknob", "telemetry/diskstats", "telemetry/blockdev"}},
+	{pkg: "internal/hosttest", ours: []string{"internal/hosttest"}},
 	{pkg: "metrics", ours: []string{"metrics", "coordinator", "coordinator/store", "proto/writepath/v1", "hist"},
 		never: []string{"database/sql", mod + "workload/...", mod + "mysqld"}},
 	{pkg: "advise", ours: []string{"advise", "telemetry/..."}},
