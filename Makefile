@@ -4,6 +4,7 @@
 #                vet, lint, run every test with -race, the netns multi-host script
 #                and a bounded fuzz pass. .ci/run calls exactly this.
 #   make proto   regenerate the Go code beside the .proto files.
+#   make bpf     recompile the eBPF programs (telemetry/blocktrace) with bpf2go.
 #   make build   build ./writepath.
 
 SHELL := /bin/bash
@@ -14,13 +15,18 @@ export PATH := $(TOOLS):$(PATH)
 BUF_VERSION := v1.75.0
 PROTOC_GEN_GO_VERSION := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
+# bpf2go is cilium/ebpf's: keep it at the library's version in go.mod.
+BPF2GO_VERSION := v0.22.0
 
 # Debian packages the tests drive as real peers, as command:package: the
 # server, sysbench 1.0.20, fio 3.33, sysstat's iostat, fuse3 for the
 # power-loss layer, iproute2 for netns, chromium to check that HTML reports
-# render offline.
+# render offline, bpftrace as the peer of block tracing; clang, llvm-strip and
+# libbpf's headers compile the eBPF programs (make bpf, and the freshness
+# test). An entry starting with / is a file, not a command.
 DEPS := mariadbd:mariadb-server sysbench:sysbench fio:fio iostat:sysstat \
-	fusermount3:fuse3 ip:iproute2 chromium:chromium
+	fusermount3:fuse3 ip:iproute2 chromium:chromium bpftrace:bpftrace \
+	clang:clang llvm-strip:llvm /usr/include/bpf/bpf_helpers.h:libbpf-dev
 FUZZTIME ?= 10s
 # Minimizing a new interesting input counts no executions and could outlast
 # FUZZTIME (the default allows 60 s); the coordinator then failed the target
@@ -28,7 +34,7 @@ FUZZTIME ?= 10s
 # minimized, for this long.
 FUZZMINTIME ?= 2s
 
-.PHONY: all build test deps services tools proto lint vet unit netns fuzz bench clean
+.PHONY: all build test deps services tools proto bpf lint vet unit netns fuzz bench clean
 
 all: build
 
@@ -36,7 +42,9 @@ build:
 	go build -o writepath ./cmd/writepath
 
 deps:
-	@missing=""; for d in $(DEPS); do command -v $${d%%:*} >/dev/null || missing="$$missing $${d##*:}"; done; \
+	@missing=""; for d in $(DEPS); do c=$${d%%:*}; \
+	  if [ "$${c#/}" != "$$c" ]; then [ -e "$$c" ] || missing="$$missing $${d##*:}"; \
+	  else command -v $$c >/dev/null || missing="$$missing $${d##*:}"; fi; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
@@ -51,7 +59,7 @@ services: deps
 	  for i in $$(seq 1 60); do mariadb-admin --protocol=tcp -h127.0.0.1 -P3306 -uroot ping >/dev/null 2>&1 && break; sleep 1; done; \
 	fi
 
-tools: $(TOOLS)/buf $(TOOLS)/protoc-gen-go $(TOOLS)/protoc-gen-go-grpc
+tools: $(TOOLS)/buf $(TOOLS)/protoc-gen-go $(TOOLS)/protoc-gen-go-grpc $(TOOLS)/bpf2go
 
 $(TOOLS)/buf:
 	GOBIN=$(TOOLS) go install github.com/bufbuild/buf/cmd/buf@$(BUF_VERSION)
@@ -60,9 +68,15 @@ $(TOOLS)/protoc-gen-go:
 $(TOOLS)/protoc-gen-go-grpc:
 	GOBIN=$(TOOLS) go install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
 
+$(TOOLS)/bpf2go:
+	GOBIN=$(TOOLS) go install github.com/cilium/ebpf/cmd/bpf2go@$(BPF2GO_VERSION)
+
 proto: tools
 	buf lint
 	buf generate
+
+bpf: deps $(TOOLS)/bpf2go
+	cd telemetry/blocktrace && go generate ./
 
 lint: tools
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi

@@ -51,7 +51,12 @@ var rules = []rule{
 	{pkg: "metrics", ours: []string{"metrics", "coordinator", "coordinator/store", "proto/writepath/v1", "hist"},
 		never: []string{"database/sql", mod + "workload/...", mod + "mysqld"}},
 	{pkg: "advise", ours: []string{"advise", "telemetry/..."}},
-	{pkg: "telemetry/...", ours: []string{"telemetry/..."}},
+	// blocktrace builds hist histograms from its in-kernel buckets; its
+	// series names are a package of their own so that readers need not
+	// link the eBPF library.
+	{pkg: "telemetry/blocktrace", ours: []string{"telemetry/blocktrace/...", "hist"}},
+	{pkg: "telemetry/blocktrace/series", ours: []string{}},
+	{pkg: "telemetry/...", ours: []string{"telemetry/...", "hist"}},
 }
 
 // direct lists external packages that exactly one of ours may import.
@@ -61,6 +66,12 @@ var direct = map[string]string{
 	// The coordinator knows no metrics library; metrics reads its Stats.
 	"github.com/prometheus/client_golang/prometheus":          "metrics",
 	"github.com/prometheus/client_golang/prometheus/promhttp": "metrics",
+}
+
+// treeOnly lists external module trees that exactly one of ours may
+// import (any package of the tree).
+var treeOnly = map[string]string{
+	"github.com/cilium/ebpf": "telemetry/blocktrace",
 }
 
 var kindNever = []string{mod + "proto/writepath/v1", mod + "worker/...", mod + "coordinator/..."}
@@ -81,6 +92,13 @@ func TestImportRules(t *testing.T) {
 		for ext, only := range direct {
 			if pkg != only && contains(imports, ext) {
 				t.Errorf("%s imports %s; only %s may", pkg, ext, only)
+			}
+		}
+		for tree, only := range treeOnly {
+			for _, imp := range imports {
+				if pkg != only && match(tree+"/...", imp) {
+					t.Errorf("%s imports %s; only %s may", pkg, imp, only)
+				}
 			}
 		}
 		for _, r := range rules {

@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * Block-layer and syscall evidence for writepath, bucketed in the kernel.
+ *
+ * Every value is counted in a per-CPU hash keyed by (series, HDR bucket
+ * index): the index is exactly the one writepath's hist package (HDR, 1 ns
+ * .. 1 h, 3 significant digits) gives the value, so user space rebuilds each
+ * series as a hist.Histogram with nothing lost beyond HDR's own precision.
+ * Counts only grow; user space reads them once per interval and takes the
+ * increase, so no event wakes user space and none is counted twice.
+ *
+ * Series (struct hkey.metric):
+ *   D2C    per device and op: issue -> complete, ns
+ *   Q2D    per device and op: insert -> issue, ns (only requests a scheduler
+ *          or the dispatch list queued: with "none" most go straight out)
+ *   BYTES  per device and op: request size at issue
+ *   REDO   per device, read/write: size of requests that overlap the redo
+ *          log's extents (FIEMAP, set by user space)
+ *   SYSW   process of interest: bytes returned by write-family syscalls
+ *   FSYNC, FDSYNC  process of interest: syscall enter -> exit, ns
+ */
+#include "types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+enum metric {
+	M_D2C = 0,
+	M_Q2D = 1,
+	M_BYTES = 2,
+	M_REDO = 3,
+	M_SYSW = 4,
+	M_FSYNC = 5,
+	M_FDSYNC = 6,
+};
+
+/* Ops as the series name them; anything else (write zeroes, zone, driver
+ * private) is OP_OTHER. */
+enum op {
+	OP_READ = 0,
+	OP_WRITE = 1,
+	OP_FLUSH = 2,
+	OP_DISCARD = 3,
+	OP_OTHER = 4,
+};
+
+/* HDR geometry of package hist: sub-bucket count 2048 (half 1024), unit 1. */
+#define HDR_SUB_MAGNITUDE 10
+#define HDR_HIGHEST 3600000000000ULL /* 1 h in ns; larger values overflow */
+#define HDR_OVERFLOW 0xffff          /* index standing for "above HDR_HIGHEST" */
+
+struct hkey {
+	u32 dev; /* kernel dev_t (major << 20 | minor); 0 for syscall series */
+	u16 idx; /* HDR counts index */
+	u8 metric;
+	u8 op;
+};
+
+/* Counters of what could not be counted, in map "stats". */
+enum stat {
+	ST_HIST_FULL = 0,  /* a new bucket found the histogram map full */
+	ST_START_FULL = 1, /* an issue or insert time found its map full */
+	ST_MAX = 2,
+};
+
+/* One redo log's extents on one device, in 512-byte sectors [start, end). */
+#define MAX_EXTENTS 64
+struct extents {
+	u32 dev;
+	u32 n;
+	u64 start[MAX_EXTENTS];
+	u64 end[MAX_EXTENTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 32768);
+	__type(key, struct hkey);
+	__type(value, u64);
+} hists SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, ST_MAX);
+	__type(key, u32);
+	__type(value, u64);
+} stats SEC(".maps");
+
+/* Devices to trace (kernel dev_t -> 1); with filter_devs 0, every device. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, u32);
+	__type(value, u8);
+} devs SEC(".maps");
+
+/* Requests in flight: issue (or insert) time by request address. A
+ * completion may run on another CPU, so these are shared hashes. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, u64);
+	__type(value, u64);
+} issued SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, u64);
+	__type(value, u64);
+} inserted SEC(".maps");
+
+/* Processes of interest by tgid (-> 1), set by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, u32);
+	__type(value, u8);
+} tgids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct extents);
+} redo SEC(".maps");
+
+/* Set before load. */
+volatile const u32 filter_devs = 0;
+#define MAX_COMMS 4
+volatile const u32 n_comms = 0;
+volatile const char comms[MAX_COMMS][16] = {};
+
+/* ilog2 of v > 0, without loops. */
+static __always_inline u32 ilog2(u64 v)
+{
+	u32 r = 0, s;
+	s = (v > 0xffffffffULL) << 5; v >>= s; r |= s;
+	s = (v > 0xffff) << 4; v >>= s; r |= s;
+	s = (v > 0xff) << 3; v >>= s; r |= s;
+	s = (v > 0xf) << 2; v >>= s; r |= s;
+	s = (v > 0x3) << 1; v >>= s; r |= s;
+	r |= (v >> 1);
+	return r;
+}
+
+/* hdr_index is hdrhistogram's counts index of v for package hist's
+ * geometry: bucket b = ilog2(v) - 10 (0 below 2048), index b*1024 + v>>b. */
+static __always_inline u32 hdr_index(u64 v)
+{
+	if (v > HDR_HIGHEST)
+		return HDR_OVERFLOW;
+	if (v < (2ULL << HDR_SUB_MAGNITUDE))
+		return (u32)v;
+	u32 b = ilog2(v) - HDR_SUB_MAGNITUDE;
+	return (b << HDR_SUB_MAGNITUDE) + (u32)(v >> b);
+}
+
+static __always_inline void bump(u32 i)
+{
+	u64 *c = bpf_map_lookup_elem(&stats, &i);
+	if (c)
+		__sync_fetch_and_add(c, 1);
+}
+
+static __always_inline void record(u32 dev, u8 metric, u8 op, u64 v)
+{
+	struct hkey k = {.dev = dev, .idx = (u16)hdr_index(v), .metric = metric, .op = op};
+	u64 *c = bpf_map_lookup_elem(&hists, &k);
+	if (c) {
+		__sync_fetch_and_add(c, 1);
+		return;
+	}
+	u64 one = 1;
+	long err = bpf_map_update_elem(&hists, &k, &one, BPF_NOEXIST);
+	if (err == -EEXIST) { /* another program on this CPU added it first */
+		c = bpf_map_lookup_elem(&hists, &k);
+		if (c)
+			__sync_fetch_and_add(c, 1);
+	} else if (err) {
+		bump(ST_HIST_FULL);
+	}
+}
+
+static __always_inline u32 rq_dev(struct request *rq)
+{
+	struct gendisk *disk = BPF_CORE_READ(rq, q, disk);
+	if (!disk)
+		return 0;
+	u32 major = BPF_CORE_READ(disk, major);
+	u32 minor = BPF_CORE_READ(disk, first_minor);
+	return (major << MINORBITS) | minor;
+}
+
+static __always_inline bool traced_dev(u32 dev)
+{
+	if (!dev)
+		return false;
+	if (!filter_devs)
+		return true;
+	return bpf_map_lookup_elem(&devs, &dev) != NULL;
+}
+
+static __always_inline u8 rq_op(struct request *rq)
+{
+	u32 op = BPF_CORE_READ(rq, cmd_flags) & REQ_OP_MASK;
+	return op <= OP_DISCARD ? (u8)op : OP_OTHER;
+}
+
+static __always_inline void put_time(void *map, u64 key, u64 ts)
+{
+	if (bpf_map_update_elem(map, &key, &ts, BPF_ANY))
+		bump(ST_START_FULL);
+}
+
+/* redo_overlap records a read or write that lands on the redo extents. */
+static __always_inline void redo_overlap(u32 dev, u8 op, u64 sector, u32 bytes)
+{
+	u32 zero = 0;
+	struct extents *e = bpf_map_lookup_elem(&redo, &zero);
+	if (!e || e->dev != dev || e->n == 0)
+		return;
+	u64 end = sector + ((bytes + 511) >> 9);
+	if (bytes == 0)
+		end = sector + 1;
+	for (u32 i = 0; i < MAX_EXTENTS; i++) {
+		if (i >= e->n)
+			break;
+		if (sector < e->end[i] && end > e->start[i]) {
+			record(dev, M_REDO, op, bytes);
+			return;
+		}
+	}
+}
+
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(block_rq_insert, struct request *rq)
+{
+	if (!traced_dev(rq_dev(rq)))
+		return 0;
+	put_time(&inserted, (u64)rq, bpf_ktime_get_ns());
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(block_rq_issue, struct request *rq)
+{
+	u32 dev = rq_dev(rq);
+	if (!traced_dev(dev))
+		return 0;
+	u64 now = bpf_ktime_get_ns();
+	u64 key = (u64)rq;
+	u8 op = rq_op(rq);
+	u64 *ins = bpf_map_lookup_elem(&inserted, &key);
+	if (ins) {
+		if (now >= *ins)
+			record(dev, M_Q2D, op, now - *ins);
+		bpf_map_delete_elem(&inserted, &key);
+	}
+	u32 bytes = BPF_CORE_READ(rq, __data_len);
+	record(dev, M_BYTES, op, bytes);
+	if (op == OP_READ || op == OP_WRITE)
+		redo_overlap(dev, op, BPF_CORE_READ(rq, __sector), bytes);
+	put_time(&issued, key, now);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
+{
+	u64 key = (u64)rq;
+	u64 *ts = bpf_map_lookup_elem(&issued, &key);
+	if (!ts)
+		return 0;
+	u64 now = bpf_ktime_get_ns();
+	if (now >= *ts)
+		record(rq_dev(rq), M_D2C, rq_op(rq), now - *ts);
+	bpf_map_delete_elem(&issued, &key);
+	return 0;
+}
+
+/* A requeued request is issued again later: its first issue does not count. */
+SEC("tp_btf/block_rq_requeue")
+int BPF_PROG(block_rq_requeue, struct request *rq)
+{
+	u64 key = (u64)rq;
+	bpf_map_delete_elem(&issued, &key);
+	return 0;
+}
+
+/* interesting reports whether the current process is one of interest: its
+ * tgid is in tgids, or its group leader's name is one of comms. */
+static __always_inline bool interesting(void)
+{
+	u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	if (bpf_map_lookup_elem(&tgids, &tgid))
+		return true;
+	if (n_comms == 0)
+		return false;
+	char name[16] = {};
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	if (BPF_CORE_READ_INTO(&name, t, group_leader, comm))
+		return false;
+	for (u32 c = 0; c < MAX_COMMS; c++) {
+		if (c >= n_comms)
+			break;
+		bool same = true;
+		for (u32 i = 0; i < 16; i++) {
+			if (name[i] != comms[c][i]) {
+				same = false;
+				break;
+			}
+			if (name[i] == 0)
+				break;
+		}
+		if (same)
+			return true;
+	}
+	return false;
+}
+
+/* Syscall numbers of this architecture, set before load. */
+volatile const long nr_write = -1, nr_pwrite64 = -1, nr_writev = -1, nr_pwritev = -1, nr_pwritev2 = -1;
+volatile const long nr_fsync = -1, nr_fdatasync = -1;
+
+/* A traced syscall in progress on a thread. */
+struct pending {
+	u64 ts;
+	u32 metric;
+	u32 pad;
+};
+
+/* Traced syscalls in progress by thread id. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, u32);
+	__type(value, struct pending);
+} syscalls SEC(".maps");
+
+static __always_inline int syscall_metric(long id)
+{
+	if (id == nr_fsync)
+		return M_FSYNC;
+	if (id == nr_fdatasync)
+		return M_FDSYNC;
+	if (id == nr_write || id == nr_pwrite64 || id == nr_writev || id == nr_pwritev || id == nr_pwritev2)
+		return M_SYSW;
+	return -1;
+}
+
+/* The raw syscall tracepoints: BPF trampolines (fentry on the syscall entry
+ * points) would spare other syscalls, but not every kernel lets them load.
+ * A syscall of interest is remembered at entry with its metric and time,
+ * and counted at exit. */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
+{
+	int metric = syscall_metric(id);
+	if (metric < 0 || !interesting())
+		return 0;
+	u32 tid = (u32)bpf_get_current_pid_tgid();
+	struct pending p = {.ts = bpf_ktime_get_ns(), .metric = (u32)metric};
+	if (bpf_map_update_elem(&syscalls, &tid, &p, BPF_ANY))
+		bump(ST_START_FULL);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+{
+	u32 tid = (u32)bpf_get_current_pid_tgid();
+	struct pending *p = bpf_map_lookup_elem(&syscalls, &tid);
+	if (!p)
+		return 0;
+	u64 now = bpf_ktime_get_ns();
+	if (p->metric == M_SYSW) {
+		if (ret > 0)
+			record(0, M_SYSW, 0, (u64)ret);
+	} else if (now >= p->ts) {
+		record(0, (u8)p->metric, 0, now - p->ts);
+	}
+	bpf_map_delete_elem(&syscalls, &tid);
+	return 0;
+}
+
+/* hdr_index_probe lets a test run hdr_index in the kernel (BPF_PROG_TEST_RUN)
+ * on the values it puts into probe_in, and compare with package hist. */
+#define PROBE_N 64
+struct probe {
+	u64 in[PROBE_N];
+	u32 out[PROBE_N];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct probe);
+} probe SEC(".maps");
+
+SEC("syscall")
+int hdr_index_probe(void *ctx)
+{
+	u32 zero = 0;
+	struct probe *p = bpf_map_lookup_elem(&probe, &zero);
+	if (!p)
+		return 1;
+	for (u32 i = 0; i < PROBE_N; i++)
+		p->out[i] = hdr_index(p->in[i]);
+	return 0;
+}

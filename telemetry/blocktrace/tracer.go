@@ -1,0 +1,298 @@
+package blocktrace
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+	"github.com/cilium/ebpf/rlimit"
+	"golang.org/x/sys/unix"
+)
+
+// Config says what to trace.
+type Config struct {
+	// Devices are the block devices to trace by name (/proc/diskstats
+	// names; a partition means its disk). Empty traces every disk.
+	Devices []string
+	// PIDs and Comms name the processes of interest (Comms: the process
+	// name, i.e. the thread group leader's comm, at most 4 of at most 15
+	// bytes) whose write syscalls and fsync/fdatasync are traced beside
+	// those a phase follows (Tracer.Follow).
+	PIDs  []int
+	Comms []string
+	// RedoFiles are files whose extents count block requests as redo
+	// I/O (redo.read.bytes, redo.write.bytes), beside those a phase follows.
+	RedoFiles []string
+}
+
+const maxComms = 4
+
+// Loaded is the programs and maps in the kernel, attached to nothing until
+// Start. One per process: Start hands out one Tracer at a time.
+type Loaded struct {
+	cfg   Config
+	block *ebpf.Collection
+	sys   *ebpf.Collection // nil where the syscall programs could not load
+	// SysErr says why the syscall series are missing (sys is nil).
+	SysErr error
+	disks  []disk // traced disks (Config.Devices), by name
+	mu     sync.Mutex
+	active bool // a Tracer is attached (protected by mu)
+}
+
+// Programs by what they attach to.
+var blockProgs = []string{traceProgBlockRqInsert, traceProgBlockRqIssue, traceProgBlockRqComplete, traceProgBlockRqRequeue}
+
+// sysProgs are the syscall programs: they cost every syscall on the host
+// a tracepoint, so they are attached only while there are processes of
+// interest.
+var sysProgs = []string{traceProgSysEnter, traceProgSysExit}
+
+// Load checks cfg, loads the programs and maps into the kernel and
+// returns them unattached. An error wrapping ErrUnavailable means this
+// kernel or process cannot trace; other errors are cfg's.
+func Load(cfg Config) (*Loaded, error) {
+	l := &Loaded{cfg: cfg}
+	for _, n := range cfg.Devices {
+		d, _, err := diskOf(sysBlock, n)
+		if err != nil {
+			return nil, fmt.Errorf("block tracing: %w", err)
+		}
+		if !containsDisk(l.disks, d) {
+			l.disks = append(l.disks, d)
+		}
+	}
+	if len(cfg.Comms) > maxComms {
+		return nil, fmt.Errorf("block tracing: %d process names, at most %d", len(cfg.Comms), maxComms)
+	}
+	for _, c := range cfg.Comms {
+		if c == "" || len(c) > 15 {
+			return nil, fmt.Errorf("block tracing: process name %q: want 1 to 15 bytes (the kernel's comm)", c)
+		}
+	}
+	if _, err := os.Stat("/sys/kernel/btf/vmlinux"); err != nil {
+		return nil, fmt.Errorf("%w: no kernel BTF (/sys/kernel/btf/vmlinux): %v", ErrUnavailable, err)
+	}
+	if err := rlimit.RemoveMemlock(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	spec, err := loadTrace()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	if err := l.setConstants(spec); err != nil {
+		return nil, err
+	}
+	if err := l.loadBlock(spec); err != nil {
+		return nil, err
+	}
+	l.sys, l.SysErr = loadSys(spec, l.block)
+	if err := l.setDevices(); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+func containsDisk(ds []disk, d disk) bool {
+	for _, x := range ds {
+		if x.dev == d.dev {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *Loaded) setConstants(spec *ebpf.CollectionSpec) error {
+	var comms [maxComms][16]byte
+	for i, c := range l.cfg.Comms {
+		copy(comms[i][:], c)
+	}
+	filter := uint32(0)
+	if len(l.disks) > 0 {
+		filter = 1
+	}
+	consts := map[string]any{traceVarFilterDevs: filter, traceVarN_comms: uint32(len(l.cfg.Comms)), traceVarComms: comms,
+		// This architecture's syscall numbers.
+		traceVarNrWrite: int64(unix.SYS_WRITE), traceVarNrPwrite64: int64(unix.SYS_PWRITE64), traceVarNrWritev: int64(unix.SYS_WRITEV),
+		traceVarNrPwritev: int64(unix.SYS_PWRITEV), traceVarNrPwritev2: int64(unix.SYS_PWRITEV2),
+		traceVarNrFsync: int64(unix.SYS_FSYNC), traceVarNrFdatasync: int64(unix.SYS_FDATASYNC)}
+	for name, v := range consts {
+		vs, ok := spec.Variables[name]
+		if !ok {
+			return fmt.Errorf("block tracing: program constant %s missing (regenerate with make bpf)", name)
+		}
+		if err := vs.Set(v); err != nil {
+			return fmt.Errorf("block tracing: %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// loadBlock loads every map with the block programs (and the index probe).
+func (l *Loaded) loadBlock(spec *ebpf.CollectionSpec) error {
+	bs := spec.Copy()
+	for _, name := range sysProgs {
+		delete(bs.Programs, name)
+	}
+	c, err := ebpf.NewCollection(bs)
+	if err != nil {
+		return fmt.Errorf("%w: load block programs: %v", ErrUnavailable, verifierSummary(err))
+	}
+	l.block = c
+	return nil
+}
+
+// loadSys loads the syscall programs, sharing block's maps, so that a
+// kernel refusing them still runs the block series.
+func loadSys(spec *ebpf.CollectionSpec, block *ebpf.Collection) (*ebpf.Collection, error) {
+	ss := spec.Copy()
+	for name := range ss.Programs {
+		if !slices.Contains(sysProgs, name) {
+			delete(ss.Programs, name)
+		}
+	}
+	repl := map[string]*ebpf.Map{}
+	for _, name := range []string{traceMapHists, traceMapStats, traceMapTgids, traceMapSyscalls} {
+		repl[name] = block.Maps[name]
+	}
+	c, err := ebpf.NewCollectionWithOptions(ss, ebpf.CollectionOptions{MapReplacements: repl})
+	if err != nil {
+		return nil, fmt.Errorf("syscall tracing: %v", verifierSummary(err))
+	}
+	return c, nil
+}
+
+// verifierSummary keeps a verifier error to its cause and last lines.
+func verifierSummary(err error) error {
+	var ve *ebpf.VerifierError
+	if errors.As(err, &ve) {
+		return fmt.Errorf("%+3v", ve)
+	}
+	return err
+}
+
+func (l *Loaded) setDevices() error {
+	m := l.block.Maps[traceMapDevs]
+	for _, d := range l.disks {
+		if err := m.Put(d.dev, uint8(1)); err != nil {
+			return fmt.Errorf("block tracing: device %s: %w", d.name, err)
+		}
+	}
+	return nil
+}
+
+// Syscalls reports whether the syscall series can be traced.
+func (l *Loaded) Syscalls() bool { return l.sys != nil }
+
+// Disks are the traced disks' names (nil: every disk).
+func (l *Loaded) Disks() []string {
+	var out []string
+	for _, d := range l.disks {
+		out = append(out, d.name)
+	}
+	return out
+}
+
+// Close unloads everything. A Tracer still attached stops counting.
+func (l *Loaded) Close() error {
+	if l.sys != nil {
+		l.sys.Close()
+	}
+	if l.block != nil {
+		l.block.Close()
+	}
+	return nil
+}
+
+// Start attaches the programs for one phase and returns the Tracer that
+// reads them; the first Tick counts from now. Only one Tracer is attached
+// at a time (ErrBusy).
+func (l *Loaded) Start() (*Tracer, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.active {
+		return nil, ErrBusy
+	}
+	t := newTracer(l)
+	if err := t.attach(); err != nil {
+		t.detach()
+		return nil, err
+	}
+	if err := t.follow(nil, nil); err != nil {
+		t.detach()
+		return nil, err
+	}
+	t.readLost() // losses of earlier phases are theirs
+	l.active = true
+	return t, nil
+}
+
+func (l *Loaded) release() {
+	l.mu.Lock()
+	l.active = false
+	l.mu.Unlock()
+}
+
+func (t *Tracer) attach() error {
+	// Counts from an earlier phase go: the maps start empty, so a long
+	// series of phases never fills them.
+	for _, name := range []string{traceMapHists, traceMapIssued, traceMapInserted, traceMapSyscalls, traceMapTgids} {
+		if err := clearMap(t.l.block.Maps[name]); err != nil {
+			return fmt.Errorf("block tracing: clear %s: %w", name, err)
+		}
+	}
+	attachAll := func(c *ebpf.Collection, names []string) error {
+		for _, n := range names {
+			lk, err := link.AttachTracing(link.TracingOptions{Program: c.Programs[n]})
+			if err != nil {
+				return fmt.Errorf("attach %s: %w", n, err)
+			}
+			t.links = append(t.links, lk)
+		}
+		return nil
+	}
+	if err := attachAll(t.l.block, blockProgs); err != nil {
+		return fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	if t.l.sys != nil && t.wantSys() {
+		if err := attachAll(t.l.sys, sysProgs); err != nil {
+			return fmt.Errorf("%w: %v", ErrUnavailable, err)
+		}
+		t.sysOn = true
+	}
+	return nil
+}
+
+// wantSys: the syscall programs cost every write(2) on the host a
+// trampoline, so they run only with processes of interest.
+func (t *Tracer) wantSys() bool { return len(t.l.cfg.PIDs) > 0 || len(t.l.cfg.Comms) > 0 }
+
+func (t *Tracer) detach() {
+	for _, lk := range t.links {
+		lk.Close()
+	}
+	t.links = nil
+}
+
+func clearMap(m *ebpf.Map) error {
+	var keys [][]byte
+	it := m.Iterate()
+	var k, v []byte
+	for it.Next(&k, &v) {
+		keys = append(keys, append([]byte(nil), k...))
+	}
+	if err := it.Err(); err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := m.Delete(k); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
+			return err
+		}
+	}
+	return nil
+}
