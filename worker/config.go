@@ -67,5 +67,5 @@ func (c Config) withDefaults() Config {
 // env is the Env a workload gets on this worker, before the phase's shard
 // and start are known.
 func (c Config) env() workload.Env {
-	return workload.Env{DataDir: c.DataDir, Guard: c.Guard, Log: c.Log, Progress: c.Progress}
+	return workload.Env{DataDir: c.DataDir, Guard: c.Guard, Log: c.Log, Progress: c.Progress, Version: c.Version}
 }

@@ -44,6 +44,9 @@ type Env struct {
 	// use. The worker sets it from its --data-dir and --allow-* flags; local
 	// runs started by the user leave it nil.
 	Guard Guard
+	// Version is the writepath release running the phase, for kinds whose
+	// reports name their tool (fio's "fio version").
+	Version string
 }
 
 // Guard is the worker's policy for host resources. Kinds call it for every

@@ -3,6 +3,7 @@ package fio
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -23,23 +24,33 @@ const (
 // state is owned by the one goroutine that runs it; nothing here is shared
 // on the per-I/O path except the stop flag (read-only there).
 type clone struct {
-	job   *fiov1.Job
-	num   int // clone number within the job
-	index int // position among all clones (fio's job order)
-	path  string
-	size  uint64 // bytes of the region
-	seed  uint64
-	dev   device
-	fd    int
-	gen   *generator
-	bufs  *buffers
-	st    *jobStats
-	h     [3]*workload.Handle // read, write, sync; nil when unused
+	job    *fiov1.Job
+	num    int // clone number within the job
+	index  int // position among all clones (fio's job order)
+	path   string
+	size   uint64 // bytes of the region
+	offset uint64 // where the region starts (offset=)
+	seed   uint64
+	dev    device
+	fd     int
+	gen    *generator
+	bufs   *buffers
+	st     *jobStats
+	h      [3]*workload.Handle // read, write, sync; nil when unused
 	// bytes count read and written bytes per interval (MB/s in the fabric).
 	bytes [2]*workload.Counter
 	stop  *atomic.Bool
 	base  time.Time
 	err   error
+	// deps must finish before the clone starts (stonewall, wait_for); done
+	// is closed when it has.
+	deps  []*clone
+	done  chan struct{}
+	notes []string // layout notes, for the report
+	// fill is how write buffers are filled; fillRand, set with
+	// refill_buffers, refills a buffer before each write.
+	bufFill  bufferFill
+	fillRand *rand.Rand
 
 	recording    bool
 	rampEnd      int64 // ns since base
@@ -51,6 +62,8 @@ type clone struct {
 	usage0       threadUsage
 	writesIssued uint64
 	lastWrite    bool
+	ios          uint64 // reads and writes issued (number_ios)
+	number       uint64 // number_ios; 0 = no limit
 	// asyncSync: syncs fly in the ring (io_uring), and whether one is due
 	// follows fio's rule as it plays out there: the writes issued are a
 	// multiple of N and the last request to complete was not a sync
@@ -156,39 +169,54 @@ func (c *clone) finish() {
 		now = c.endAt
 	}
 	c.st.runtime = time.Duration(now - c.recStart)
+	if c.st.runtime < time.Millisecond {
+		c.st.runtime = time.Millisecond // fio never reports a 0 msec run that did I/O
+	}
 	c.st.wall = c.st.runtime
 	c.st.usage = readThreadUsage().sub(c.usage0)
 }
 
-// nextOp decides the next operation and, for reads and writes, its offset.
-func (c *clone) nextOp() (op int, off uint64) {
+// nextOp decides the next operation and, for reads and writes, its offset
+// and length.
+func (c *clone) nextOp() (op int, off, n uint64) {
 	// fio leaves its loop once the last block is issued, before the sync
 	// that would follow it (256 writes with fsync=4 give 63 syncs).
-	if !c.job.TimeBased && c.loopsLeft <= 1 && c.gen.issued >= c.gen.blocks {
-		return opDone, 0
+	if !c.job.TimeBased && c.loopsLeft <= 1 && c.gen.done() {
+		return opDone, 0, 0
+	}
+	if c.number > 0 && c.ios >= c.number {
+		return opDone, 0, 0
 	}
 	if c.syncDue() {
-		return opSync, 0
+		return opSync, 0, 0
 	}
 	d := c.gen.dir()
-	off, ok := c.gen.next(d)
+	off, n, ok := c.gen.next(d)
 	if !ok {
 		if !c.job.TimeBased {
 			if c.loopsLeft <= 1 {
-				return opDone, 0
+				return opDone, 0, 0
 			}
 			c.loopsLeft--
 		}
 		c.gen.restart()
-		if off, ok = c.gen.next(d); !ok {
-			return opDone, 0
+		if off, n, ok = c.gen.next(d); !ok {
+			return opDone, 0, 0
 		}
 	}
+	c.ios++
 	c.lastWrite = d == dirWrite
 	if c.lastWrite {
 		c.writesIssued++
 	}
-	return d, off
+	return d, off, n
+}
+
+// refill gives buf new contents before a write (refill_buffers).
+func (c *clone) refill(buf []byte) {
+	if c.fillRand != nil {
+		c.bufFill.fill(buf, c.fillRand)
+	}
 }
 
 // syncDue applies fio's rule: right after a write, when the writes issued
@@ -213,8 +241,9 @@ func (c *clone) syncDue() bool {
 	return true
 }
 
-// complete accounts one finished read or write (times in ns since base).
-func (c *clone) complete(d int, start, issue, end, n int64, async bool) {
+// complete accounts one finished read or write of want bytes that moved n
+// (times in ns since base).
+func (c *clone) complete(d int, start, issue, end, n, want int64, async bool) {
 	if !c.recording {
 		return
 	}
@@ -229,7 +258,7 @@ func (c *clone) complete(d int, start, issue, end, n int64, async bool) {
 	ds.bytes += n
 	ds.winBytes += n
 	ds.winIOs++
-	if n < int64(c.job.Bs) {
+	if n < want {
 		ds.short++
 	}
 	c.h[d].Record(clat)
@@ -241,7 +270,9 @@ func (c *clone) complete(d int, start, issue, end, n int64, async bool) {
 func (c *clone) doSync() error {
 	start := c.now()
 	var err error
-	if c.datasync {
+	if isNull(c.job) {
+		// fio's null engine completes syncs without a system call.
+	} else if c.datasync {
 		err = unix.Fdatasync(c.fd)
 	} else {
 		err = unix.Fsync(c.fd)
@@ -263,7 +294,11 @@ func (c *clone) syncError(err error) error {
 func (c *clone) completeSync(start, end int64) {
 	if c.recording {
 		c.st.syncLat.Record(end - start)
-		c.st.syncIOs++
+		if c.datasync {
+			c.st.datasyncIOs++
+		} else {
+			c.st.syncIOs++
+		}
 		c.h[opSync].Record(end - start)
 	}
 }

@@ -113,7 +113,7 @@ func (c *clone) drive(q queue) error {
 // job has no more I/O to issue.
 func (c *clone) fill(a *aioState) (bool, error) {
 	for len(a.free) > 0 {
-		op, off := c.nextOp()
+		op, off, n := c.nextOp()
 		switch op {
 		case opDone:
 			return true, nil
@@ -139,7 +139,10 @@ func (c *clone) fill(a *aioState) (bool, error) {
 		if op == dirWrite {
 			cb.opcode = iocbCmdPwrite
 		}
-		cb.offset = int64(off)
+		cb.offset, cb.nbytes = int64(off), n
+		if op == dirWrite {
+			c.refill(c.bufs.buf(slot, n))
+		}
 		a.dir[slot] = op
 		a.start[slot] = c.now()
 		a.list[a.pending] = cb
@@ -206,9 +209,9 @@ func (c *clone) reap(a *aioState) error {
 		a.free = append(a.free, slot)
 		a.inflight--
 		if ev.res < 0 {
-			return c.ioError(a.dir[slot], uint64(a.cbs[slot].offset), unix.Errno(-ev.res))
+			return c.ioError(a.dir[slot], uint64(a.cbs[slot].offset), a.cbs[slot].nbytes, unix.Errno(-ev.res))
 		}
-		c.complete(a.dir[slot], a.start[slot], a.issue[slot], now, ev.res, true)
+		c.complete(a.dir[slot], a.start[slot], a.issue[slot], now, ev.res, int64(a.cbs[slot].nbytes), true)
 	}
 	if c.recording && n > 0 {
 		c.st.complete[batchIndex(n)]++

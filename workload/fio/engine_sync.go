@@ -13,15 +13,14 @@ import (
 // I/O at a time, whatever iodepth says, as in fio. Latency: clat is the
 // system call, lat adds the preparation.
 func (c *clone) runSync() error {
-	buf := c.bufs.buf(0, c.job.Bs)
-	c.iov[0] = unix.Iovec{Base: &buf[0]}
-	c.iov[0].SetLen(len(buf))
+	full := c.bufs.buf(0, c.job.Bs)
+	c.iov[0] = unix.Iovec{Base: &full[0]}
 	for {
 		start := c.now()
 		if c.tick(start) {
 			return nil
 		}
-		op, off := c.nextOp()
+		op, off, want := c.nextOp()
 		switch op {
 		case opDone:
 			return nil
@@ -37,11 +36,16 @@ func (c *clone) runSync() error {
 			c.pace()
 			start = c.now()
 		}
+		buf := full[:want]
+		if op == dirWrite {
+			c.refill(buf)
+		}
+		c.iov[0].SetLen(int(want))
 		issue := c.now()
 		n, err := c.syncIO(op, buf, off)
 		end := c.now()
 		if err != nil {
-			return c.ioError(op, off, err)
+			return c.ioError(op, off, want, err)
 		}
 		if c.recording {
 			c.st.level[0]++
@@ -50,13 +54,15 @@ func (c *clone) runSync() error {
 			c.st.submits++
 			c.st.completes++
 		}
-		c.complete(op, start, issue, end, int64(n), false)
+		c.complete(op, start, issue, end, int64(n), int64(want), false)
 	}
 }
 
 // syncIO performs one read or write with the job's engine.
 func (c *clone) syncIO(op int, buf []byte, off uint64) (int, error) {
 	switch c.job.Ioengine {
+	case fiov1.IOEngine_IO_ENGINE_NULL:
+		return len(buf), nil
 	case fiov1.IOEngine_IO_ENGINE_SYNC:
 		if _, err := unix.Seek(c.fd, int64(off), 0); err != nil {
 			return 0, err
@@ -84,11 +90,11 @@ func (c *clone) syncIO(op int, buf []byte, off uint64) (int, error) {
 }
 
 // ioError says which I/O failed, as fio's "io_u error" line does.
-func (c *clone) ioError(op int, off uint64, err error) error {
+func (c *clone) ioError(op int, off, n uint64, err error) error {
 	name := "read"
 	if op == dirWrite {
 		name = "write"
 	}
 	return fmt.Errorf("job %s: io_u error on file %s: %s offset=%d, buflen=%d: %w",
-		c.job.Name, c.path, name, off, c.job.Bs, err)
+		c.job.Name, c.path, name, off, n, err)
 }

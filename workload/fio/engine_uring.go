@@ -71,7 +71,7 @@ func (q uringQueue) inflight() int       { return q.u.inflight }
 // the job has no more I/O to issue.
 func (c *clone) fillUring(u *uringState) (bool, error) {
 	for len(u.free) > 0 {
-		op, off := c.nextOp()
+		op, off, n := c.nextOp()
 		if op == opDone {
 			return true, nil
 		}
@@ -96,7 +96,10 @@ func (c *clone) fillUring(u *uringState) (bool, error) {
 			if op == dirWrite {
 				sqe.opcode = uringOpWrite
 			}
-			sqe.off, sqe.addr, sqe.len, sqe.opFlags = off, u.bufAddr[slot], uint32(c.job.Bs), 0
+			sqe.off, sqe.addr, sqe.len, sqe.opFlags = off, u.bufAddr[slot], uint32(n), 0
+			if op == dirWrite {
+				c.refill(c.bufs.buf(slot, n))
+			}
 		}
 		u.dir[slot] = op
 		u.start[slot] = c.now()
@@ -170,11 +173,11 @@ func (c *clone) reapUring(u *uringState) error {
 	case cqe.res < 0 && d == opSync:
 		return c.syncError(unix.Errno(-cqe.res))
 	case cqe.res < 0:
-		return c.ioError(d, u.r.sqes[slot].off, unix.Errno(-cqe.res))
+		return c.ioError(d, u.r.sqes[slot].off, uint64(u.r.sqes[slot].len), unix.Errno(-cqe.res))
 	case d == opSync:
 		c.completeSync(u.start[slot], now)
 	default:
-		c.complete(d, u.start[slot], u.issue[slot], now, int64(cqe.res), true)
+		c.complete(d, u.start[slot], u.issue[slot], now, int64(cqe.res), int64(u.r.sqes[slot].len), true)
 	}
 	if c.recording {
 		c.st.complete[batchIndex(1)]++

@@ -6,6 +6,9 @@ import "errors"
 var (
 	// ErrUnknownOption is an option outside the supported set.
 	ErrUnknownOption = errors.New("unknown option")
+	// ErrUnsupported is a fio option or flag that cannot apply here; the
+	// message says why.
+	ErrUnsupported = errors.New("not supported")
 	// ErrInvalidValue is a value fio would reject.
 	ErrInvalidValue = errors.New("invalid value")
 	// ErrAlignment is a block size or offset that O_DIRECT cannot use.

@@ -14,6 +14,8 @@ func FuzzParseArgs(f *testing.F) {
 	f.Add(strings.Join(issueArgs, "\n"))
 	f.Add("--bs=4k\n--name=a\n--size=1m\n--name=b\n--rw=randrw\n--rwmixread=70\n--size=2m")
 	f.Add("--name=x\n--size\n1g\n--output-format\njson")
+	f.Add("--output-format=terse,json+\n--minimal\n--name=a\n--ioengine=null\n--size=(1024*1k)\n--bs=4k,8k\n--bssplit=4k/50:64k\n--name=b\n--stonewall\n--rw=randwrite:4\n--random_distribution=zipf:1.2")
+	f.Add("--section=x\n--max-jobs=4\n--eta=never\n--name=a\n--size=50%\n--bsrange=512-64k\n--blockalign=4k\n--percentile_list=50:99.9\n--lat_percentiles=1")
 	f.Fuzz(func(t *testing.T, s string) {
 		args := strings.Split(s, "\n")
 		// Job file paths would read the disk; the job-file fuzzer covers them.
@@ -45,6 +47,8 @@ func FuzzParseJobFile(f *testing.F) {
 	f.Add("[global]\nioengine=libaio\n[j]\nsize=1m\nrw=randwrite\n")
 	f.Add("; comment\n# comment\n[a]\nsize=4k\nbs=4k\ntime_based\nruntime=1\n[b]\nname=c\nsize=${HOME}\n")
 	f.Add("[x\nsize=1\n")
+	f.Add("[global]\nioengine=null ; comment\nsize=$pagesize*2 # c\n[a]\nrw=read:64k\nbs=4k,8k\n[b]\nwait_for=a\nnew_group\nrandom_distribution=zoned:60/10:40/90\n")
+	f.Add("[a]\nsize=(2^20)\ninclude /nonexistent.inc\nbssplit=4k/10:8k/90,16k\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		secs, err := parseJobFile("fuzz.fio", text)
 		if err != nil {

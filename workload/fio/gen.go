@@ -12,29 +12,56 @@ const (
 	dirWrite = 1
 )
 
-// generator decides the direction and offset of each I/O of one job clone,
-// deterministically from its seed. It allocates nothing per I/O.
+// dirBlocks is one direction's block-size rule, resolved for the hot path.
+type dirBlocks struct {
+	min, max uint64
+	align    uint64   // random offsets are multiples of it
+	split    []uint64 // bssplit: cumulative percent per entry (last = 100)
+	splitBS  []uint64
+}
+
+// fixed reports whether every I/O of the direction has one size.
+func (b *dirBlocks) fixed() bool { return b.min == b.max && len(b.split) == 0 }
+
+// generator decides the direction, offset and length of each I/O of one
+// job clone, deterministically from its seed. It allocates nothing per I/O.
 type generator struct {
 	random  bool
 	readPct uint32 // 100 = read only, 0 = write only
 	base    uint64 // offset= in bytes
-	bs      uint64
-	blocks  uint64 // whole blocks in the region
+	size    uint64 // bytes of the region
+	limit   uint64 // bytes of I/O per loop (io_size, default size)
+	bs      [2]dirBlocks
+	gran    uint64 // random map granularity: the smallest block size
+	blocks  uint64 // gran-sized blocks in the region
 	seqNext [2]uint64
-	issued  uint64 // blocks handed out in this loop
+	seqAdd  uint64 // rw=...:N, sequential: hole after each I/O
+	seqNr   uint32 // rw=...:N, random: I/Os per new random offset
+	seqLeft uint32
+	issued  uint64 // bytes handed out in this loop
 	offRand *rand.Rand
 	dirRand *rand.Rand
-	rmap    *randMap // nil for sequential jobs and norandommap
+	bsRand  *rand.Rand
+	dist    *distribution // nil = uniform
+	rmap    *randMap      // nil for sequential jobs and norandommap
 }
 
-func newGenerator(j *fiov1.Job, size uint64, seed uint64) *generator {
+func newGenerator(j *fiov1.Job, offset, size uint64, seed uint64) *generator {
 	g := &generator{
-		base:    j.Offset,
-		bs:      j.Bs,
-		blocks:  size / j.Bs,
+		base:    offset,
+		size:    size,
+		limit:   size,
 		offRand: rand.New(rand.NewPCG(seed, 1)),
 		dirRand: rand.New(rand.NewPCG(seed, 2)),
+		bsRand:  rand.New(rand.NewPCG(seed, 3)),
+		seqAdd:  j.RwSeqAdd,
+		seqNr:   j.RwSeqNr,
 	}
+	if j.IoSize > 0 {
+		g.limit = j.IoSize
+	}
+	g.bs[dirRead] = resolveBlocks(j.ReadBs, j.Bs)
+	g.bs[dirWrite] = resolveBlocks(j.WriteBs, j.Bs)
 	switch j.Rw {
 	case fiov1.ReadWrite_READ_WRITE_READ:
 		g.readPct = 100
@@ -48,10 +75,45 @@ func newGenerator(j *fiov1.Job, size uint64, seed uint64) *generator {
 	case fiov1.ReadWrite_READ_WRITE_RANDRW:
 		g.readPct, g.random = j.Rwmixread, true
 	}
-	if g.random && !j.Norandommap && g.blocks > 0 {
-		g.rmap = newRandMap(g.blocks)
+	g.gran = g.minBS()
+	g.blocks = size / g.gran
+	if g.random && g.blocks > 0 {
+		g.dist = newDistribution(j, g.blocks, seed)
+		if !j.Norandommap {
+			g.rmap = newRandMap(g.blocks)
+		}
 	}
 	return g
+}
+
+// resolveBlocks turns a direction's spec into its rule; a job without one
+// (specs from before bs=R,W) uses bs.
+func resolveBlocks(b *fiov1.BlockSizes, bs uint64) dirBlocks {
+	if b == nil || b.Min == 0 {
+		return dirBlocks{min: bs, max: bs, align: bs}
+	}
+	d := dirBlocks{min: b.Min, max: b.Max, align: b.Align}
+	if d.align == 0 {
+		d.align = d.min
+	}
+	cum := uint64(0)
+	for _, s := range b.Split {
+		cum += uint64(s.Percent)
+		d.split = append(d.split, cum)
+		d.splitBS = append(d.splitBS, s.Bs)
+	}
+	return d
+}
+
+// minBS is the smallest block size of the directions the job does.
+func (g *generator) minBS() uint64 {
+	switch g.readPct {
+	case 100:
+		return g.bs[dirRead].min
+	case 0:
+		return g.bs[dirWrite].min
+	}
+	return min(g.bs[dirRead].min, g.bs[dirWrite].min)
 }
 
 // dir picks the next I/O's direction.
@@ -68,24 +130,128 @@ func (g *generator) dir() int {
 	return dirWrite
 }
 
-// next returns the next offset for direction d, or false when this loop
-// over the region is complete (every block handed out once).
-func (g *generator) next(d int) (uint64, bool) {
-	if g.issued >= g.blocks {
-		return 0, false
+// buflen picks the next I/O's length for direction d, as fio's
+// get_next_buflen: a bssplit entry by its share, or a size in the range
+// rounded down to a multiple of the smallest (power-of-two) size.
+func (g *generator) buflen(d int) uint64 {
+	b := &g.bs[d]
+	if b.fixed() {
+		return b.min
 	}
-	g.issued++
+	if len(b.split) > 0 {
+		r := g.bsRand.Uint64N(100) + 1
+		for i, c := range b.split {
+			if r <= c {
+				return b.splitBS[i]
+			}
+		}
+		return b.splitBS[len(b.splitBS)-1]
+	}
+	n := b.min + g.bsRand.Uint64N(b.max-b.min+1)
+	if b.min&(b.min-1) == 0 {
+		n &^= b.min - 1
+	}
+	return max(n, b.min)
+}
+
+// done reports whether this loop over the region has issued all its I/O:
+// no room for another smallest block within io_size.
+func (g *generator) done() bool { return g.issued+g.gran > g.limit || g.blocks == 0 }
+
+// next returns the next offset and length for direction d, or false when
+// this loop is complete.
+func (g *generator) next(d int) (off, n uint64, ok bool) {
+	if g.done() {
+		return 0, 0, false
+	}
+	n = g.buflen(d)
+	if left := g.limit - g.issued; n > left {
+		n = left / g.gran * g.gran
+	}
+	if !g.random {
+		off, n, ok = g.nextSeq(d, n)
+	} else {
+		off, n, ok = g.nextRand(d, n)
+	}
+	if !ok {
+		return 0, 0, false
+	}
+	g.issued += n
+	return g.base + off, n, true
+}
+
+// nextSeq continues direction d's sequential stream, wrapping at the end
+// of the region (io_size larger than size), as fio does.
+func (g *generator) nextSeq(d int, n uint64) (uint64, uint64, bool) {
+	off := g.seqNext[d]
+	if off+g.gran > g.size {
+		off = 0
+	}
+	if off+n > g.size {
+		n = (g.size - off) / g.gran * g.gran
+	}
+	if n == 0 {
+		return 0, 0, false
+	}
+	g.seqNext[d] = off + n + g.seqAdd
+	return off, n, true
+}
+
+// nextRand draws a random offset (aligned to blockalign), from the random
+// map when there is one, so that the region is covered without repeats;
+// rw=randX:N keeps N I/Os sequential from each drawn offset.
+func (g *generator) nextRand(d int, n uint64) (uint64, uint64, bool) {
+	if g.seqNr > 1 && g.seqLeft > 0 {
+		g.seqLeft--
+		if off := g.seqNext[d]; off+n <= g.size {
+			g.seqNext[d] = off + n
+			if g.rmap == nil || g.rmap.takeRun(off/g.gran, n/g.gran) == n/g.gran {
+				return off, n, true
+			}
+		}
+	}
+	align := max(g.bs[d].align, g.gran)
 	var b uint64
-	switch {
-	case !g.random:
-		b = g.seqNext[d] % g.blocks
-		g.seqNext[d]++
-	case g.rmap != nil:
-		b, _ = g.rmap.take(g.offRand.Uint64N(g.blocks))
-	default:
+	if g.rmap != nil {
+		var ok bool
+		if b, ok = g.rmap.take(g.pick(align)); !ok {
+			return 0, 0, false
+		}
+		if want := n / g.gran; want > 1 {
+			got := 1 + g.rmap.takeRun(b+1, want-1)
+			n = got * g.gran
+		}
+	} else {
+		b = g.pick(align)
+		if (b*g.gran)+n > g.size {
+			n = (g.size - b*g.gran) / g.gran * g.gran
+		}
+	}
+	off := b * g.gran
+	if n == 0 {
+		return 0, 0, false
+	}
+	if g.seqNr > 1 {
+		g.seqLeft = g.seqNr - 1
+		g.seqNext[d] = off + n
+	}
+	return off, n, true
+}
+
+// pick draws a block index (in gran units) whose offset is a multiple of
+// align, from the job's random_distribution.
+func (g *generator) pick(align uint64) uint64 {
+	step := align / g.gran
+	var b uint64
+	if g.dist != nil {
+		b = g.dist.next(g.offRand)
+	} else {
 		b = g.offRand.Uint64N(g.blocks)
 	}
-	return g.base + b*g.bs, true
+	if step > 1 {
+		b -= b % step
+	}
+	return b
 }
 
 // restart begins a new loop over the region (loops=, or time_based
@@ -93,6 +259,7 @@ func (g *generator) next(d int) (uint64, bool) {
 func (g *generator) restart() {
 	g.issued = 0
 	g.seqNext = [2]uint64{}
+	g.seqLeft = 0
 	if g.rmap != nil {
 		g.rmap.reset()
 	}

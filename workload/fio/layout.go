@@ -27,7 +27,7 @@ import (
 // It returns one line per action, in fio's words where fio prints any.
 func layout(ctx context.Context, c *clone) ([]string, error) {
 	j := c.job
-	need := j.Offset + c.size
+	need := c.offset + c.size
 	st, err := os.Stat(c.path)
 	if err == nil && uint64(st.Size()) >= need {
 		return []string{fmt.Sprintf("%s: existing file %s (%d bytes) used as is", j.Name, c.path, st.Size())}, nil

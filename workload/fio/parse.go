@@ -37,6 +37,7 @@ type builder struct {
 	jobs     []*fiov1.Job
 	seeded   map[*fiov1.Job]bool // randseed given explicitly
 	errs     []error
+	readonly bool // --readonly: jobs that write are refused
 }
 
 func newBuilder() *builder {
@@ -100,8 +101,14 @@ func (b *builder) applyAll(j *fiov1.Job, settings []setting) (seeded bool) {
 // applySetting applies one option, or says what is wrong and where.
 func applySetting(j *fiov1.Job, st setting) error {
 	opt, ok := options[st.name]
+	if why, no := refused[st.name]; !ok && no {
+		return fmt.Errorf("%s: option %q: %w: %s", st.where, st.name, ErrUnsupported, why)
+	}
 	if !ok {
 		return fmt.Errorf("%s: option %q: %w (supported: %s)", st.where, st.name, ErrUnknownOption, supportedNames())
+	}
+	if notYet[st.name] {
+		return fmt.Errorf("%s: option %q: %w: not implemented yet", st.where, st.name, ErrUnsupported)
 	}
 	v := st.value
 	if !st.set {
@@ -121,11 +128,31 @@ func (b *builder) finish(spec *fiov1.Spec) (*fiov1.Spec, error) {
 	if len(b.jobs) == 0 && len(b.errs) == 0 {
 		b.errs = append(b.errs, errors.New("no job defined: give --name=<job> with options, or a job file"))
 	}
-	for _, j := range b.jobs {
+	clones, group := 0, uint32(0)
+	seen := map[string]bool{}
+	for i, j := range b.jobs {
+		finalizeJob(j)
+		// stonewall implies new_group, as in fio; the first job starts
+		// group 0 whatever it says.
+		if i > 0 && (j.Stonewall || j.NewGroup) {
+			group++
+		}
+		j.Group = group
+		if j.WaitFor != "" && !seen[j.WaitFor] {
+			b.errs = append(b.errs, fmt.Errorf("%s: job %s: %w: wait_for=%s names no job defined before it", j.Origin, j.Name, ErrInvalidValue, j.WaitFor))
+		}
+		seen[j.Name] = true
+		clones += int(j.Numjobs)
 		b.errs = append(b.errs, validateJob(j)...)
+		if b.readonly && j.Rw != fiov1.ReadWrite_READ_WRITE_READ && j.Rw != fiov1.ReadWrite_READ_WRITE_RANDREAD {
+			b.errs = append(b.errs, fmt.Errorf("%s: job %s: %w: write operations are not allowed with the --readonly parameter", j.Origin, j.Name, ErrInvalidValue))
+		}
 		if !j.Randrepeat && !b.seeded[j] {
 			j.Randseed = randomSeed()
 		}
+	}
+	if clones > maxJobs {
+		b.errs = append(b.errs, fmt.Errorf("%w: %d jobs (numjobs included): fio's maximum number of jobs is %d", ErrInvalidValue, clones, maxJobs))
 	}
 	if err := errors.Join(b.errs...); err != nil {
 		return nil, err
@@ -155,11 +182,15 @@ func validateJob(j *fiov1.Job) []error {
 	if j.Name == "" {
 		bad("the job has no name")
 	}
-	if j.Size == 0 && j.Filename == "" {
+	if j.Size == 0 && j.Filename == "" && j.SizePercent == 0 && j.Filesize == 0 && j.IoSize == 0 {
 		bad("size= is required (fio: you need to specify size=)")
 	}
-	if j.Size != 0 && j.Size < j.Bs {
-		bad("size=%d is smaller than bs=%d", j.Size, j.Bs)
+	minBS := min(j.GetReadBs().GetMin(), j.GetWriteBs().GetMin())
+	if minBS == 0 {
+		minBS = j.Bs
+	}
+	if j.Size != 0 && j.Size < minBS {
+		bad("size too small, must not be less than minimum block size: %d < %d", j.Size, minBS)
 	}
 	if j.Rwmixread > 100 {
 		bad("rwmixread=%d is more than 100", j.Rwmixread)
@@ -168,6 +199,29 @@ func validateJob(j *fiov1.Job) []error {
 		bad("iodepth, numjobs, loops and bs must be at least 1")
 	}
 	return errs
+}
+
+// finalizeJob derives what depends on several options once all are
+// applied: bs becomes the largest block size (the buffer size), a log
+// prefix given as a bare flag becomes the job's final name.
+func finalizeJob(j *fiov1.Job) {
+	if d := j.RandomDistribution; d != fiov1.Distribution_DISTRIBUTION_RANDOM && d != fiov1.Distribution_DISTRIBUTION_UNSPECIFIED {
+		j.Norandommap = true // fio: a non-uniform distribution excludes the random map
+	}
+	for _, b := range []*fiov1.BlockSizes{j.ReadBs, j.WriteBs} {
+		if b != nil && b.Max > 0 {
+			j.Bs = max(j.Bs, b.Max)
+		}
+	}
+	if r, w := j.GetReadBs(), j.GetWriteBs(); r != nil && w != nil {
+		j.Bs = max(r.Max, w.Max)
+	}
+	if j.IoSize == 0 && j.Size == 0 && j.Filesize > 0 {
+		j.Size = j.Filesize * uint64(max(j.Nrfiles, 1))
+	}
+	if j.IoSize > 0 && j.Size == 0 && j.SizePercent == 0 && j.Filename == "" {
+		j.Size = j.IoSize
+	}
 }
 
 // randomSeed draws a seed for randrepeat=0 once, when the spec is built,

@@ -46,6 +46,10 @@ func TestCommandLineAndJobFileGiveTheSameJob(t *testing.T) {
 		Size: 1 << 30, Numjobs: 4, Iodepth: 32, Ioengine: fiov1.IOEngine_IO_ENGINE_LIBAIO, Direct: true,
 		Sync: fiov1.SyncMode_SYNC_MODE_NONE, Fsync: 4, RuntimeNs: int64(20 * time.Second), TimeBased: true,
 		Randrepeat: true, Randseed: 0x89, Fallocate: fiov1.Fallocate_FALLOCATE_NATIVE, GroupReporting: true, Loops: 1}
+	def := defaultJob()
+	want.ReadBs, want.WriteBs, want.Invalidate, want.ClatPercentiles = def.ReadBs, def.WriteBs, true, true
+	want.Verify, want.DoVerify, want.RateProcess, want.Logs = def.Verify, true, def.RateProcess, def.Logs
+	want.IodepthBatchSubmit, want.IodepthBatchCompleteMin, want.RandomDistribution = 1, 1, def.RandomDistribution
 	if !proto.Equal(a[0], want) {
 		t.Errorf("ParseArgs(issue job) = %v; want %v", a[0], want)
 	}
@@ -135,20 +139,28 @@ func TestRejections(t *testing.T) {
 		wantMsg string
 	}{
 		{[]string{"--name=j", "--size=1m", "--bogus=1"}, ErrUnknownOption, `"bogus"`},
-		{[]string{"--name=j", "--size=1m", "--verify=md5"}, ErrUnknownOption, `"verify"`},
+		{[]string{"--name=j", "--size=1m", "--write_iolog=x"}, ErrUnsupported, `I/O logs for replay`},
+		{[]string{"--name=j", "--size=1m", "--rw=randtrim"}, ErrInvalidValue, `trim needs a block device`},
+		{[]string{"--name=j", "--size=1m", "--ioengine=rbd"}, ErrInvalidValue, `needs a Ceph cluster`},
+		{[]string{"--name=j", "--size=1m", "--bssplit=4k/60:8k/60"}, ErrInvalidValue, `add up to 120`},
+		{[]string{"--name=j", "--size=1m", "--random_distribution=zipf:1"}, ErrInvalidValue, `theta`},
+		{[]string{"--name=j", "--size=1m", "--wait_for=nobody"}, ErrInvalidValue, `wait_for=nobody`},
+		{[]string{"--name=j", "--size=1m", "--percentile_list=50:101"}, ErrInvalidValue, `between 0 and 100`},
+		{[]string{"--readonly", "--name=j", "--size=1m", "--rw=write"}, ErrInvalidValue, `--readonly`},
+		{[]string{"--name=j", "--size=1m", "--debug=io"}, ErrUnsupported, `--debug`},
+		{[]string{"--name=j", "--size=1m", "--terse-version=7"}, ErrInvalidValue, `terse version`},
 		{[]string{"--name=j", "--size=4q"}, ErrInvalidValue, `size=4q`},
 		{[]string{"--name=j", "--size=1m", "--bs=4x"}, ErrInvalidValue, `bs=4x`},
 		{[]string{"--name=j", "--size=1m", "--rwmixread=101"}, ErrInvalidValue, `max value out of range: 101 (100 max)`},
 		{[]string{"--name=j", "--size=1m", "--iodepth=0"}, ErrInvalidValue, `min value out of range: 0 (1 min)`},
 		{[]string{"--name=j", "--size=1m", "--rw=randomwrite"}, ErrInvalidValue, `rw=randomwrite`},
 		{[]string{"--name=j", "--size=1m", "--ioengine=spdk"}, ErrInvalidValue, `ioengine=spdk`},
-		{[]string{"--name=j", "--size=50%"}, ErrInvalidValue, `percentage`},
+		{[]string{"--name=j", "--size=101%"}, ErrInvalidValue, `max value out of range`},
 		{[]string{"--name=j", "--size=1m", "--runtime=5x"}, ErrInvalidValue, `runtime=5x`},
 		{[]string{"--name=j", "--size=1m", "--output-format=xml"}, ErrInvalidValue, `output-format=xml`},
 		{[]string{"--name=j", "--size=1m", "--direct=2"}, ErrInvalidValue, `direct=2`},
 		{[]string{"--name=j"}, ErrInvalidValue, `size= is required`},
-		{[]string{"--name=j", "--size=1k", "--bs=4k"}, ErrInvalidValue, `smaller than bs`},
-		{[]string{"--name=j", "--size=1m", "--bs=4k,8k"}, ErrInvalidValue, `per-direction`},
+		{[]string{"--name=j", "--size=1k", "--bs=4k"}, ErrInvalidValue, `size too small, must not be less than minimum block size: 1024 < 4096`},
 		{[]string{"--name=j", "--size=1m", "--filename=a:b"}, ErrInvalidValue, `several files`},
 	}
 	for _, tt := range tests {

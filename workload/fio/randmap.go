@@ -97,3 +97,15 @@ func (m *randMap) firstFree(lv int, i uint64) (uint64, bool) {
 	}
 	return 0, false
 }
+
+// takeRun marks up to n consecutive free blocks from b on and returns how
+// many it marked: it stops at the first used block or the end, as fio
+// shortens an I/O that would overlap blocks already done.
+func (m *randMap) takeRun(b, n uint64) uint64 {
+	got := uint64(0)
+	for ; got < n && b+got < m.nbits[0] && !m.isSet(b+got); got++ {
+		m.setAt(0, b+got)
+		m.free--
+	}
+	return got
+}

@@ -8,12 +8,21 @@ import (
 	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
 )
 
-// Version is what reports give as "fio version": writepath's engine,
-// speaking fio 3.33's formats.
-const Version = "writepath-fio-3.33"
+// FioVersion is the fio release whose options and formats this engine
+// speaks; reports give it first ("fio-3.33"), so scripts matching ^fio-3
+// read them, with writepath's own version after it.
+const FioVersion = "fio-3.33"
+
+// versionString is what --version and the reports' "fio version" say.
+func versionString(writepath string) string {
+	if writepath == "" {
+		return FioVersion + " (writepath)"
+	}
+	return FioVersion + " (writepath " + writepath + ")"
+}
 
 // entry is one reported job: a clone, or with group_reporting the merge of
-// every clone of the group.
+// every clone of its group.
 type entry struct {
 	name    string
 	group   int
@@ -23,43 +32,67 @@ type entry struct {
 	bwShare [2]float64 // percent of the group's bandwidth (fio's bw_agg)
 }
 
-// entries builds the report rows. All jobs are in group 0 (stonewall is not
-// supported). With group_reporting, rows are merged histogram by histogram,
-// never by averaging percentiles.
+// entries builds the report rows in fio's job order, each in its group
+// (stonewall and new_group start one). With group_reporting, a group's
+// rows are merged histogram by histogram, never by averaging percentiles;
+// with unified_rw_reporting, reads and writes are merged into one
+// direction ("mixed").
 func entries(res *result) ([]entry, error) {
-	var out []entry
-	grouped := false
+	grouped := map[uint32]bool{}
 	for _, c := range res.clones {
-		grouped = grouped || c.job.GroupReporting
+		grouped[c.job.Group] = grouped[c.job.Group] || c.job.GroupReporting
 	}
+	var out []entry
 	for _, c := range res.clones {
-		if !grouped || len(out) == 0 {
+		g := c.job.Group
+		if !grouped[g] || len(out) == 0 || out[len(out)-1].group != int(g) {
 			st := newJobStats()
 			st.jobs = 0
-			out = append(out, entry{name: c.job.Name, job: c.job, st: st})
+			out = append(out, entry{name: c.job.Name, job: c.job, st: st, group: int(g)})
 		}
 		e := &out[len(out)-1]
-		if err := e.st.merge(c.st, grouped); err != nil {
+		if err := e.st.merge(c.st, grouped[g]); err != nil {
 			return nil, fmt.Errorf("group_reporting merge of %s: %w", c.job.Name, err)
 		}
 		if e.err == nil {
 			e.err = c.err
 		}
 	}
-	total := groupTotals(out)
 	for i := range out {
-		for d := range out[i].st.dir {
-			if bw := bandwidth(out[i].st, d); total[d] > 0 {
-				out[i].bwShare[d] = bw * 100 / total[d]
+		if out[i].job.UnifiedRwReporting {
+			if err := out[i].st.unify(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, g := range groupsOf(out) {
+		total := groupTotals(g)
+		for _, e := range g {
+			for d := range e.st.dir {
+				if bw := bandwidth(e.st, d); total[d] > 0 {
+					e.bwShare[d] = bw * 100 / total[d]
+				}
 			}
 		}
 	}
 	return out, nil
 }
 
+// groupsOf splits entries by group, in order.
+func groupsOf(es []entry) [][]*entry {
+	var out [][]*entry
+	for i := range es {
+		if len(out) == 0 || out[len(out)-1][0].group != es[i].group {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], &es[i])
+	}
+	return out
+}
+
 // groupTotals merges every entry into one group total (fio's "Run status
 // group" line).
-func groupTotals(es []entry) [2]float64 {
+func groupTotals(es []*entry) [2]float64 {
 	var t [2]float64
 	for _, e := range es {
 		for d := range t {
@@ -78,27 +111,49 @@ func bandwidth(st *jobStats, d int) float64 {
 	return float64(st.dir[d].bytes) * 1000 / float64(ms)
 }
 
-// Summary returns the fio-shaped JSON of the last run (json+ when the spec
-// asked for it), for the fabric to ship with the phase result.
+// Summary returns the fio-shaped JSON of the last run, always with json+
+// bins, so that the fabric can merge workers' summaries exactly (bins are
+// the histograms' buckets); see MergeSummaries.
 func (w *Workload) Summary(phase string) ([]byte, error) {
 	if phase != PhaseRun {
 		return nil, fmt.Errorf("fio: unknown phase %q", phase)
 	}
 	var b bytes.Buffer
-	plus := w.spec.OutputFormat == fiov1.OutputFormat_OUTPUT_FORMAT_JSON_PLUS
-	if err := w.writeJSON(&b, plus); err != nil {
+	if err := w.writeJSON(&b, true); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
 }
 
-// Report writes the last run in the spec's output format.
-func (w *Workload) Report(out io.Writer) error {
-	switch w.spec.OutputFormat {
-	case fiov1.OutputFormat_OUTPUT_FORMAT_JSON:
-		return w.writeJSON(out, false)
-	case fiov1.OutputFormat_OUTPUT_FORMAT_JSON_PLUS:
-		return w.writeJSON(out, true)
+// formats are the spec's output formats in fio's printing order.
+func formats(spec *fiov1.Spec) []fiov1.OutputFormat {
+	if len(spec.OutputFormats) > 0 {
+		return spec.OutputFormats
 	}
-	return w.writeText(out)
+	if spec.OutputFormat == fiov1.OutputFormat_OUTPUT_FORMAT_UNSPECIFIED {
+		return []fiov1.OutputFormat{fiov1.OutputFormat_OUTPUT_FORMAT_NORMAL}
+	}
+	return []fiov1.OutputFormat{spec.OutputFormat}
+}
+
+// Report writes the last run in every output format the spec asks for,
+// in fio's order (terse, json, normal).
+func (w *Workload) Report(out io.Writer) error {
+	for _, f := range formats(w.spec) {
+		var err error
+		switch f {
+		case fiov1.OutputFormat_OUTPUT_FORMAT_JSON:
+			err = w.writeJSON(out, false)
+		case fiov1.OutputFormat_OUTPUT_FORMAT_JSON_PLUS:
+			err = w.writeJSON(out, true)
+		case fiov1.OutputFormat_OUTPUT_FORMAT_TERSE:
+			err = w.writeTerse(out)
+		default:
+			err = w.writeText(out)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

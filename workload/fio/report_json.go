@@ -16,6 +16,14 @@ import (
 // "%f" renderings ("1.000000" .. "99.990000").
 var percentiles = []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}
 
+// percentilesOf is a job's percentile_list, or fio's default.
+func percentilesOf(j *fiov1.Job) []float64 {
+	if len(j.PercentileList) > 0 {
+		return j.PercentileList
+	}
+	return percentiles
+}
+
 func (w *Workload) writeJSON(out io.Writer, plus bool) error {
 	res, err := w.last()
 	if err != nil {
@@ -30,7 +38,7 @@ func (w *Workload) writeJSON(out io.Writer, plus bool) error {
 		jobs = append(jobs, jobJSON(e, res, plus))
 	}
 	top := obj{
-		{"fio version", Version},
+		{"fio version", versionString(res.version)},
 		{"timestamp", res.start.Unix()},
 		{"timestamp_ms", res.start.UnixMilli()},
 		{"time", res.start.Format("Mon Jan _2 15:04:05 2006")},
@@ -51,23 +59,29 @@ func optionsJSON(opts []*fiov1.Option) obj {
 }
 
 func jobJSON(e entry, res *result, plus bool) obj {
-	st := e.st
+	st, j := e.st, e.job
 	o := obj{
 		{"jobname", e.name}, {"groupid", e.group}, {"error", errnoOf(e.err)}, {"eta", 0},
 		{"elapsed", int64(res.elapsed.Round(time.Second).Seconds())},
 		{"job options", optionsJSON(e.job.Options)},
-		{"read", dirJSON(e, dirRead, plus)},
-		{"write", dirJSON(e, dirWrite, plus)},
-		{"trim", dirJSON(e, -1, plus)},
-		{"sync", obj{{"total_ios", st.syncIOs}, {"lat_ns", latJSON(st.syncLat, true, plus)}}},
-		{"job_runtime", st.runtime.Milliseconds()},
-		{"usr_cpu", cpuPct(st.usage.usr, st.runtime)},
-		{"sys_cpu", cpuPct(st.usage.sys, st.runtime)},
-		{"ctx", st.usage.ctx}, {"majf", st.usage.majf}, {"minf", st.usage.minf},
-		{"iodepth_level", bucketsJSON(st.level, st.submits, levelLabels, true)},
-		{"iodepth_submit", bucketsJSON(st.submit, st.submits, batchLabels, false)},
-		{"iodepth_complete", bucketsJSON(st.complete, st.completes, batchLabels, false)},
 	}
+	if j.UnifiedRwReporting {
+		o = append(o, kv{"mixed", dirJSON(e, dirRead, plus)})
+	} else {
+		o = append(o, kv{"read", dirJSON(e, dirRead, plus)}, kv{"write", dirJSON(e, dirWrite, plus)},
+			kv{"trim", dirJSON(e, -1, plus)})
+	}
+	o = append(o,
+		kv{"sync", obj{{"total_ios", st.syncIOs},
+			{"lat_ns", latJSON(st.syncLat, j.ClatPercentiles || j.LatPercentiles, plus, percentilesOf(j))}}},
+		kv{"job_runtime", st.runtime.Milliseconds()},
+		kv{"usr_cpu", cpuPct(st.usage.usr, st.runtime)},
+		kv{"sys_cpu", cpuPct(st.usage.sys, st.runtime)},
+		kv{"ctx", st.usage.ctx}, kv{"majf", st.usage.majf}, kv{"minf", st.usage.minf},
+		kv{"iodepth_level", bucketsJSON(st.level, st.submits, levelLabels, true)},
+		kv{"iodepth_submit", bucketsJSON(st.submit, st.submits, batchLabels, false)},
+		kv{"iodepth_complete", bucketsJSON(st.complete, st.completes, batchLabels, false)},
+	)
 	lat := latencyOf(st)
 	o = append(o,
 		kv{"latency_ns", latBucketsJSON(lat, 1, nsLabels)},
@@ -85,6 +99,13 @@ func dirJSON(e entry, d int, plus bool) obj {
 	if d >= 0 {
 		ds, share = e.st.dir[d], e.bwShare[d]
 	}
+	short := ds.short
+	if d == dirRead {
+		// fio 3.33 counts fdatasyncs in total_io_u[DDIR_DATASYNC], one
+		// past the array's end: it reads back as the read short_ios.
+		short += e.st.datasyncIOs
+	}
+	j, pl := e.job, percentilesOf(e.job)
 	ms := e.st.wall.Milliseconds()
 	if ds.ios == 0 {
 		ms = 0
@@ -97,10 +118,10 @@ func dirJSON(e entry, d int, plus bool) obj {
 	return obj{
 		{"io_bytes", ds.bytes}, {"io_kbytes", ds.bytes >> 10},
 		{"bw_bytes", int64(bwBytes)}, {"bw", int64(bwBytes / 1024)}, {"iops", iops},
-		{"runtime", ms}, {"total_ios", ds.ios}, {"short_ios", ds.short}, {"drop_ios", 0},
-		{"slat_ns", latJSON(ds.slat, false, false)},
-		{"clat_ns", latJSON(ds.clat, true, plus)},
-		{"lat_ns", latJSON(ds.lat, false, false)},
+		{"runtime", ms}, {"total_ios", ds.ios}, {"short_ios", short}, {"drop_ios", 0},
+		{"slat_ns", latJSON(ds.slat, j.SlatPercentiles, plus, pl)},
+		{"clat_ns", latJSON(ds.clat, j.ClatPercentiles, plus, pl)},
+		{"lat_ns", latJSON(ds.lat, j.LatPercentiles, plus, pl)},
 		{"bw_min", int64(ds.bw.min)}, {"bw_max", int64(ds.bw.max)}, {"bw_agg", share},
 		{"bw_mean", ds.bw.mean}, {"bw_dev", ds.bw.stddev()}, {"bw_samples", ds.bw.n},
 		{"iops_min", int64(ds.iops.min)}, {"iops_max", int64(ds.iops.max)},
@@ -110,14 +131,14 @@ func dirJSON(e entry, d int, plus bool) obj {
 
 // latJSON is fio's {min, max, mean, stddev, N[, percentile][, bins]}.
 // Percentiles appear only when there are samples, as in fio.
-func latJSON(h *hist.Histogram, pct, plus bool) obj {
+func latJSON(h *hist.Histogram, pct, plus bool, list []float64) obj {
 	o := obj{{"min", h.Min()}, {"max", h.Max()}, {"mean", h.Mean()}, {"stddev", h.StdDev()}, {"N", h.Count()}}
 	if !pct || h.Count() == 0 {
 		return o
 	}
 	p := obj{}
-	for i, v := range h.Percentiles(percentiles) {
-		p = append(p, kv{fmt.Sprintf("%f", percentiles[i]), v})
+	for i, v := range h.Percentiles(list) {
+		p = append(p, kv{fmt.Sprintf("%f", list[i]), v})
 	}
 	o = append(o, kv{"percentile", p})
 	if plus {
@@ -172,13 +193,14 @@ func bucketsJSON(b depthBuckets, total int64, labels []string, _ bool) obj {
 	return o
 }
 
-// latencyOf merges the read and write total latencies: fio's latency_*
-// distribution covers every completed read and write.
+// latencyOf merges the read and write completion latencies: fio's
+// latency_* distribution (io_u_mark_latency) counts every completed read
+// and write by its clat.
 func latencyOf(st *jobStats) *hist.Histogram {
 	h := hist.New()
 	for d := range st.dir {
 		// Cannot drop: one geometry, and counts far below overflow.
-		_ = h.Merge(st.dir[d].lat)
+		_ = h.Merge(st.dir[d].clat)
 	}
 	return h
 }

@@ -1,6 +1,7 @@
 package fio
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -72,10 +73,11 @@ func TestJSONKeySetMatchesFio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ours, err := w.Summary(PhaseRun)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := w.Report(&buf); err != nil {
 		t.Fatal(err)
 	}
+	ours := buf.Bytes()
 	sample, err := os.ReadFile(sampleJSON)
 	if err != nil {
 		t.Fatal(err)

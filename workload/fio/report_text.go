@@ -45,7 +45,9 @@ func (w *Workload) writeText(out io.Writer) error {
 	for _, e := range es {
 		textEntry(b, e, res)
 	}
-	textGroup(b, es)
+	for _, g := range groupsOf(es) {
+		textGroup(b, g)
+	}
 	textDisks(b, res.disks)
 	return b.Flush()
 }
@@ -58,13 +60,15 @@ func textHeader(b *bufio.Writer, res *result) {
 			continue
 		}
 		seen[j] = true
-		fmt.Fprintf(b, "%s: (g=0): rw=%s, bs=(R) %dB-%dB, (W) %dB-%dB, (T) %dB-%dB, ioengine=%s, iodepth=%d\n",
-			j.Name, rwNamesOut[j.Rw], j.Bs, j.Bs, j.Bs, j.Bs, j.Bs, j.Bs, engineNamesOut[j.Ioengine], j.Iodepth)
+		r, w := resolveBlocks(j.ReadBs, j.Bs), resolveBlocks(j.WriteBs, j.Bs)
+		fmt.Fprintf(b, "%s: (g=%d): rw=%s, bs=(R) %s-%s, (W) %s-%s, (T) %s-%s, ioengine=%s, iodepth=%d\n",
+			j.Name, j.Group, rwNamesOut[j.Rw], bsText(r.min), bsText(r.max), bsText(w.min), bsText(w.max),
+			bsText(r.min), bsText(r.max), engineNamesOut[j.Ioengine], j.Iodepth)
 		if j.Numjobs > 1 {
 			b.WriteString("...\n")
 		}
 	}
-	fmt.Fprintf(b, "%s\nStarting %d process%s\n", Version, len(res.clones), plural(len(res.clones), "es"))
+	fmt.Fprintf(b, "%s\nStarting %s\n", versionString(res.version), startingText(res.clones))
 	for _, n := range res.notes {
 		b.WriteString(n + "\n")
 	}
@@ -78,17 +82,16 @@ func textEntry(b *bufio.Writer, e entry, res *result) {
 	if e.err != nil {
 		fmt.Fprintf(b, "  error: %v\n", e.err)
 	}
-	async := e.job.Ioengine == fiov1.IOEngine_IO_ENGINE_LIBAIO || e.job.Ioengine == fiov1.IOEngine_IO_ENGINE_IO_URING
 	for d := range e.st.dir {
 		if e.st.dir[d].ios > 0 {
-			textDir(b, e, d, async)
+			textDir(b, e, d)
 		}
 	}
 	textLatDist(b, latencyOf(e.st))
-	if e.st.syncIOs > 0 {
+	if e.st.syncLat.Count() > 0 {
 		b.WriteString("  fsync/fdatasync/sync_file_range:\n")
 		textLat(b, "    sync", e.st.syncLat)
-		textPercentiles(b, "    sync", e.st.syncLat)
+		textPercentiles(b, "    sync", e.st.syncLat, percentilesOf(e.job))
 	}
 	st := e.st
 	fmt.Fprintf(b, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%d, majf=%d, minf=%d\n",
@@ -96,16 +99,36 @@ func textEntry(b *bufio.Writer, e entry, res *result) {
 	fmt.Fprintf(b, "  IO depths    : %s\n", textBuckets(st.level, st.submits, levelLabels))
 	fmt.Fprintf(b, "     submit    : %s\n", textBuckets(st.submit, st.submits, batchLabels))
 	fmt.Fprintf(b, "     complete  : %s\n", textBuckets(st.complete, st.completes, batchLabels))
+	// fio 3.33 prints fdatasyncs as read shorts (see dirJSON).
 	fmt.Fprintf(b, "     issued rwts: total=%d,%d,0,%d short=%d,%d,0,0 dropped=0,0,0,0\n",
-		st.dir[0].ios, st.dir[1].ios, st.syncIOs, st.dir[0].short, st.dir[1].short)
+		st.dir[0].ios, st.dir[1].ios, st.syncIOs, st.dir[0].short+st.datasyncIOs, st.dir[1].short)
 	fmt.Fprintf(b, "     latency   : target=0, window=0, percentile=100.00%%, depth=%d\n", e.job.Iodepth)
 	if st.late > 0 {
 		fmt.Fprintf(b, "     rate_iops : %d I/Os started more than one interval late\n", st.late)
 	}
-	b.WriteString("\n")
 }
 
-func textDir(b *bufio.Writer, e entry, d int, async bool) {
+// startingText is fio's "Starting 2 threads and 1 process": jobs with
+// thread=1 count as threads (writepath runs every job on a thread; the
+// words follow the option, as fio's do).
+func startingText(clones []*clone) string {
+	threads := 0
+	for _, c := range clones {
+		if c.job.Thread {
+			threads++
+		}
+	}
+	procs := len(clones) - threads
+	switch {
+	case threads == 0:
+		return fmt.Sprintf("%d process%s", procs, plural(procs, "es"))
+	case procs == 0:
+		return fmt.Sprintf("%d thread%s", threads, plural(threads, "s"))
+	}
+	return fmt.Sprintf("%d thread%s and %d process%s", threads, plural(threads, "s"), procs, plural(procs, "es"))
+}
+
+func textDir(b *bufio.Writer, e entry, d int) {
 	ds := e.st.dir[d]
 	ms := e.st.wall.Milliseconds()
 	bw := uint64(bandwidth(e.st, d))
@@ -113,14 +136,27 @@ func textDir(b *bufio.Writer, e entry, d int, async bool) {
 	if ms > 0 {
 		iops = uint64(float64(ds.ios) * 1000 / float64(ms))
 	}
-	fmt.Fprintf(b, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%dmsec)\n", dirLabel[d], num2str(iops, 4, false, ""),
+	label := dirLabel[d]
+	if e.job.UnifiedRwReporting {
+		label = "mixed"
+	}
+	fmt.Fprintf(b, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%dmsec)\n", label, num2str(iops, 4, false, ""),
 		num2str(bw, 4, true, "B"), num2str(bw, 4, false, "B"), num2str(uint64(ds.bytes), 4, true, "B"), ms)
-	if async {
+	if ds.slat.Count() > 0 {
 		textLat(b, "    slat", ds.slat)
 	}
 	textLat(b, "    clat", ds.clat)
 	textLat(b, "     lat", ds.lat)
-	textPercentiles(b, "    clat", ds.clat)
+	pl := percentilesOf(e.job)
+	if e.job.SlatPercentiles && ds.slat.Count() > 0 {
+		textPercentiles(b, "    slat", ds.slat, pl)
+	}
+	if e.job.ClatPercentiles {
+		textPercentiles(b, "    clat", ds.clat, pl)
+	}
+	if e.job.LatPercentiles {
+		textPercentiles(b, "     lat", ds.lat, pl)
+	}
 	fmt.Fprintf(b, "   bw (  KiB/s): min=%d, max=%d, per=%.2f%%, avg=%.2f, stdev=%.2f, samples=%d\n",
 		int64(ds.bw.min), int64(ds.bw.max), e.bwShare[d], ds.bw.mean, ds.bw.stddev(), ds.bw.n)
 	fmt.Fprintf(b, "   iops        : min=%d, max=%d, avg=%.2f, stdev=%.2f, samples=%d\n",
@@ -144,11 +180,11 @@ func textLat(b *bufio.Writer, label string, h *hist.Histogram) {
 
 // textPercentiles is fio's percentile table, four per line, in the unit
 // fio's show_clat_percentiles picks (values rounded up).
-func textPercentiles(b *bufio.Writer, label string, h *hist.Histogram) {
+func textPercentiles(b *bufio.Writer, label string, h *hist.Histogram, list []float64) {
 	if h.Count() == 0 {
 		return
 	}
-	vals := h.Percentiles(percentiles)
+	vals := h.Percentiles(list)
 	unit, div := "nsec", int64(1)
 	switch {
 	case vals[0] > 2_000_000 && vals[len(vals)-1] > 99_999_999:
@@ -168,7 +204,7 @@ func textPercentiles(b *bufio.Writer, label string, h *hist.Histogram) {
 		} else if i%4 == 3 {
 			sep = ",\n     |"
 		}
-		fmt.Fprintf(b, " %5.2fth=[%*d]%s", percentiles[i], width, v, sep)
+		fmt.Fprintf(b, " %5.2fth=[%*d]%s", list[i], width, v, sep)
 	}
 }
 
@@ -206,9 +242,9 @@ func textBuckets(bk depthBuckets, total int64, labels []string) string {
 	return strings.Join(parts, ", ")
 }
 
-// textGroup is fio's "Run status group 0 (all jobs):" block.
-func textGroup(b *bufio.Writer, es []entry) {
-	b.WriteString("Run status group 0 (all jobs):\n")
+// textGroup is fio's "Run status group N (all jobs):" block.
+func textGroup(b *bufio.Writer, es []*entry) {
+	fmt.Fprintf(b, "\nRun status group %d (all jobs):\n", es[0].group)
 	for d := range dirLabel {
 		var total, bytes int64
 		var minBW, maxBW, minMS, maxMS int64 = -1, 0, -1, 0
@@ -250,6 +286,9 @@ func minPos(a, b int64) int64 {
 	}
 	return a
 }
+
+// bsText is a block size as fio's header shows it ("4096B", "64.0KiB").
+func bsText(n uint64) string { return num2str(n, 4, true, "B") }
 
 func plural(n int, s string) string {
 	if n == 1 {

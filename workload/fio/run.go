@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -27,15 +29,24 @@ func plan(spec *fiov1.Spec, env workload.Env) ([]*clone, []string, error) {
 		notes  []string
 		errs   []error
 	)
-	for _, j := range spec.Jobs {
+	byName := map[string][]*clone{}
+	for i, j := range spec.Jobs {
+		first := len(clones)
 		for n := 0; n < int(j.Numjobs); n++ {
 			c, err := planClone(j, n, len(clones), env)
 			if err != nil {
 				errs = append(errs, err)
 				continue
 			}
+			if j.Stonewall && i > 0 {
+				c.deps = append(c.deps, clones[:first]...)
+			}
+			if j.WaitFor != "" {
+				c.deps = append(c.deps, byName[j.WaitFor]...)
+			}
 			clones = append(clones, c)
 		}
+		byName[j.Name] = append(byName[j.Name], clones[first:]...)
 	}
 	return clones, notes, errors.Join(errs...)
 }
@@ -57,7 +68,18 @@ func planClone(j *fiov1.Job, num, index int, env workload.Env) (*clone, error) {
 		}
 	}
 	c := &clone{job: j, num: num, index: index, path: path, size: j.Size, fd: -1,
-		seed: cloneSeed(j.Randseed, index, env.Shard), st: newJobStats()}
+		seed: cloneSeed(j.Randseed, index, env.Shard), st: newJobStats(), number: j.NumberIos, offset: j.Offset}
+	if j.Filesize > 0 {
+		c.size = j.Filesize
+	}
+	if j.SizePercent > 0 || j.OffsetPercent > 0 {
+		if err := resolvePercent(c); err != nil {
+			return nil, err
+		}
+	}
+	if c.size == 0 && isNull(j) {
+		return nil, fmt.Errorf("job %s: the null engine needs size=", j.Name)
+	}
 	if c.size == 0 {
 		st, err := os.Stat(path)
 		if err != nil || uint64(st.Size()) <= j.Offset {
@@ -66,7 +88,7 @@ func planClone(j *fiov1.Job, num, index int, env workload.Env) (*clone, error) {
 		c.size = uint64(st.Size()) - j.Offset
 	}
 	c.dev = deviceOf(dir)
-	if j.Direct {
+	if j.Direct && !isNull(j) {
 		if isTmpfs(dir) {
 			return nil, fmt.Errorf("job %s: direct=1 on %s: %w (tmpfs); use direct=0 or a disk-backed directory", j.Name, dir, ErrDirectUnsupported)
 		}
@@ -74,19 +96,74 @@ func planClone(j *fiov1.Job, num, index int, env workload.Env) (*clone, error) {
 			return nil, err
 		}
 	}
-	c.gen = newGenerator(j, c.size, c.seed)
+	c.gen = newGenerator(j, c.offset, c.size, c.seed)
 	return c, nil
 }
 
-// checkAlignment refuses a bs or offset that O_DIRECT cannot use on dev.
+// resolvePercent turns size=N% / offset=N% into bytes of the file's (or
+// device's) real size, as fio does when it sets the file up.
+func resolvePercent(c *clone) error {
+	j := c.job
+	real, err := realSize(c.path)
+	if err != nil {
+		return fmt.Errorf("job %s: size=%d%%/offset=%d%% need an existing file or device: %w", j.Name, j.SizePercent, j.OffsetPercent, err)
+	}
+	bs := max(min(j.GetReadBs().GetMin(), j.GetWriteBs().GetMin()), 1)
+	off := j.Offset
+	if j.OffsetPercent > 0 {
+		off = real * uint64(j.OffsetPercent) / 100 / bs * bs
+	}
+	size := c.size
+	if j.SizePercent > 0 {
+		size = real * uint64(j.SizePercent) / 100 / bs * bs
+	}
+	if off+size > real {
+		size = (real - min(off, real)) / bs * bs
+	}
+	if size == 0 {
+		return fmt.Errorf("job %s: %d%% of %s (%d bytes) is less than one block", j.Name, j.SizePercent, c.path, real)
+	}
+	c.size, c.offset = size, off
+	return nil
+}
+
+// realSize is a file's size, or a block device's capacity.
+func realSize(path string) (uint64, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	if st.Mode()&os.ModeDevice == 0 {
+		return uint64(st.Size()), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	n, err := unix.IoctlGetUint64(int(f.Fd()), unix.BLKGETSIZE64)
+	return n, err
+}
+
+// checkAlignment refuses a block size, alignment or offset that O_DIRECT
+// cannot use on dev.
 func checkAlignment(j *fiov1.Job, dev device) error {
 	name := dev.name
 	if name == "" {
 		name = "the device"
 	}
-	if j.Bs%dev.lbs != 0 {
-		return fmt.Errorf("job %s: bs=%d is not a multiple of the logical block size of %s (%d bytes): %w",
-			j.Name, j.Bs, name, dev.lbs, ErrAlignment)
+	sizes := []uint64{j.Bs}
+	for _, b := range []*fiov1.BlockSizes{j.ReadBs, j.WriteBs} {
+		sizes = append(sizes, b.GetMin(), b.GetMax(), b.GetAlign())
+		for _, s := range b.GetSplit() {
+			sizes = append(sizes, s.Bs)
+		}
+	}
+	for _, n := range sizes {
+		if n%dev.lbs != 0 {
+			return fmt.Errorf("job %s: bs=%d is not a multiple of the logical block size of %s (%d bytes): %w",
+				j.Name, n, name, dev.lbs, ErrAlignment)
+		}
 	}
 	if j.Offset%dev.lbs != 0 {
 		return fmt.Errorf("job %s: offset=%d is not a multiple of the logical block size of %s (%d bytes): %w",
@@ -109,28 +186,23 @@ func cloneSeed(seed uint64, index int, sh workload.Shard) uint64 {
 }
 
 // execute lays the files out, opens them, runs every clone on its own
-// locked OS thread and gathers the result.
+// locked OS thread and gathers the result. Jobs in sequence (stonewall,
+// wait_for) lay their files out when their turn comes, as fio's threads
+// set their files up when they start, so a job sees what the jobs before
+// it left.
 func execute(ctx context.Context, clones []*clone, notes []string, env workload.Env, rec *workload.Recorder) (*result, error) {
 	log := env.Logger()
 	for _, n := range notes {
 		log.Info(n)
 	}
-	for _, c := range clones {
-		ln, err := layout(ctx, c)
-		for _, n := range ln {
-			log.Info(n)
-		}
-		notes = append(notes, ln...)
-		if err != nil {
-			return nil, err
-		}
-	}
 	defer closeAll(clones)
 	for _, c := range clones {
-		if err := openClone(c); err != nil {
+		if len(c.deps) > 0 {
+			continue
+		}
+		if err := prepare(ctx, c, rec, log); err != nil {
 			return nil, err
 		}
-		attachHandles(c, rec)
 	}
 	// Every worker of the phase starts its I/O at env.Start, so that
 	// interval k covers the same slice of time on all of them; a layout
@@ -138,23 +210,44 @@ func execute(ctx context.Context, clones []*clone, notes []string, env workload.
 	if err := sleepCtx(ctx, time.Until(env.Start)); err != nil {
 		return nil, err
 	}
-	res := &result{start: time.Now(), clones: clones, notes: notes}
+	res := &result{start: time.Now(), clones: clones}
 	devs := map[string]bool{}
 	for _, c := range clones {
-		if c.dev.name != "" {
+		if c.dev.name != "" && !isNull(c.job) {
 			devs[c.dev.name] = true
 		}
 	}
 	before := readDiskStats(devs)
 	defer enoughProcs(len(clones))()
-	runClones(ctx, clones, log)
+	runClones(ctx, clones, rec, log)
 	res.elapsed = time.Since(res.start)
 	res.disks = diskDelta(before, readDiskStats(devs), res.elapsed)
+	res.notes = notes
 	var errs []error
 	for _, c := range clones {
+		res.notes = append(res.notes, c.notes...)
 		errs = append(errs, c.err)
 	}
 	return res, errors.Join(errs...)
+}
+
+// prepare lays out and opens a clone's file and gives it its handles.
+func prepare(ctx context.Context, c *clone, rec *workload.Recorder, log *slog.Logger) error {
+	if !isNull(c.job) {
+		ln, err := layout(ctx, c)
+		for _, n := range ln {
+			log.Info(n)
+		}
+		c.notes = append(c.notes, ln...)
+		if err != nil {
+			return err
+		}
+	}
+	if err := openClone(c); err != nil {
+		return err
+	}
+	attachHandles(c, rec)
+	return nil
 }
 
 // enoughProcs raises GOMAXPROCS to one P per clone plus one for the rest
@@ -174,16 +267,21 @@ func enoughProcs(clones int) (restore func()) {
 	return func() { runtime.GOMAXPROCS(prev) }
 }
 
-// runClones starts every clone and waits for all of them; a cancelled ctx
-// raises the stop flag each clone checks once per I/O batch.
-func runClones(ctx context.Context, clones []*clone, log *slog.Logger) {
+// runClones starts every clone and waits for all of them; a clone with
+// dependencies (stonewall, wait_for) starts once they are done. A
+// cancelled ctx raises the stop flag each clone checks once per I/O batch.
+func runClones(ctx context.Context, clones []*clone, rec *workload.Recorder, log *slog.Logger) {
 	stop := &atomic.Bool{}
 	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
 	var wg sync.WaitGroup
 	for _, c := range clones {
 		c.stop = stop
+		c.done = make(chan struct{})
+	}
+	for _, c := range clones {
 		wg.Go(func() {
-			c.err = c.run(ctx)
+			defer close(c.done)
+			c.err = c.waitAndRun(ctx, rec, log)
 			if c.err != nil {
 				log.Error("job failed", "job", c.job.Name, "clone", c.num, "err", c.err)
 			}
@@ -192,17 +290,55 @@ func runClones(ctx context.Context, clones []*clone, log *slog.Logger) {
 	wg.Wait()
 }
 
+// waitAndRun waits for the clone's dependencies, prepares it if that was
+// left for its turn, and runs it.
+func (c *clone) waitAndRun(ctx context.Context, rec *workload.Recorder, log *slog.Logger) error {
+	if len(c.deps) == 0 {
+		return c.run(ctx)
+	}
+	for _, d := range c.deps {
+		select {
+		case <-d.done:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	if c.stop.Load() {
+		return nil
+	}
+	if err := prepare(ctx, c, rec, log); err != nil {
+		return err
+	}
+	return c.run(ctx)
+}
+
 // run is one clone's life on its own OS thread (so that RUSAGE_THREAD is
 // the clone's CPU, and blocking I/O does not hop threads).
 func (c *clone) run(ctx context.Context) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	if len(c.job.CpusAllowed) > 0 {
+		var set unix.CPUSet
+		for _, cpu := range c.job.CpusAllowed {
+			set.Set(int(cpu))
+		}
+		// fio's cpus_allowed: this clone's thread runs on these CPUs only.
+		if err := unix.SchedSetaffinity(0, &set); err != nil {
+			return fmt.Errorf("job %s: cpus_allowed: %w", c.job.Name, err)
+		}
+	}
 	if err := sleepCtx(ctx, time.Duration(c.job.StartdelayNs)); err != nil {
 		return nil
 	}
 	c.begin()
 	var err error
 	switch c.job.Ioengine {
+	case fiov1.IOEngine_IO_ENGINE_NULL:
+		if c.job.Iodepth > 1 {
+			err = c.runNullQueue()
+		} else {
+			err = c.runSync()
+		}
 	case fiov1.IOEngine_IO_ENGINE_LIBAIO:
 		err = c.runAIO()
 	case fiov1.IOEngine_IO_ENGINE_IO_URING:
@@ -214,6 +350,9 @@ func (c *clone) run(ctx context.Context) error {
 		err = c.doSync()
 	}
 	c.finish()
+	if cerr := c.closeFile(); err == nil {
+		err = cerr
+	}
 	return err
 }
 
@@ -221,6 +360,15 @@ func (c *clone) run(ctx context.Context) error {
 // buffers.
 func openClone(c *clone) error {
 	j := c.job
+	c.bufFill = bufferFill{zero: j.ZeroBuffers, compress: uint64(j.BufferCompressPercentage), chunk: int(j.BufferCompressChunk)}
+	if j.RefillBuffers {
+		c.fillRand = rand.New(rand.NewPCG(c.seed, 0xf111))
+	}
+	if isNull(j) {
+		var err error
+		c.bufs, err = newBuffers(1, j.Bs, c.seed, c.bufFill)
+		return err
+	}
 	flags := unix.O_RDONLY | unix.O_CLOEXEC
 	if c.does(dirWrite) {
 		flags = unix.O_RDWR | unix.O_CLOEXEC
@@ -242,15 +390,15 @@ func openClone(c *clone) error {
 		return fmt.Errorf("job %s: open %s: %w", j.Name, c.path, err)
 	}
 	c.fd = fd
-	if !j.Direct {
+	if !j.Direct && j.Invalidate {
 		// fio's invalidate=1: start buffered jobs from a cold page cache.
-		_ = unix.Fadvise(fd, int64(j.Offset), int64(c.size), unix.FADV_DONTNEED)
+		_ = unix.Fadvise(fd, int64(c.offset), int64(c.size), unix.FADV_DONTNEED)
 	}
 	depth := 1
 	if j.Ioengine == fiov1.IOEngine_IO_ENGINE_LIBAIO || j.Ioengine == fiov1.IOEngine_IO_ENGINE_IO_URING {
 		depth = int(j.Iodepth)
 	}
-	c.bufs, err = newBuffers(depth, j.Bs, c.seed)
+	c.bufs, err = newBuffers(depth, j.Bs, c.seed, c.bufFill)
 	if err != nil {
 		return fmt.Errorf("job %s: %w", j.Name, err)
 	}
@@ -275,10 +423,29 @@ func attachHandles(c *clone, rec *workload.Recorder) {
 
 func closeAll(clones []*clone) {
 	for _, c := range clones {
-		if c.fd >= 0 {
-			_ = unix.Close(c.fd)
-			c.fd = -1
-		}
+		c.closeFile()
 		c.bufs.close()
 	}
+}
+
+// closeFile closes the clone's file once (fsync_on_close first) and
+// removes it with unlink=1, as fio does when a job's files are closed.
+func (c *clone) closeFile() error {
+	if c.fd < 0 {
+		return nil
+	}
+	var err error
+	if c.job.FsyncOnClose && c.does(dirWrite) {
+		if err = unix.Fsync(c.fd); err != nil {
+			err = c.syncError(err)
+		}
+	}
+	_ = unix.Close(c.fd)
+	c.fd = -1
+	if c.job.Unlink {
+		if uerr := os.Remove(c.path); uerr != nil && !errors.Is(uerr, fs.ErrNotExist) && err == nil {
+			err = fmt.Errorf("job %s: unlink %s: %w", c.job.Name, c.path, uerr)
+		}
+	}
+	return err
 }

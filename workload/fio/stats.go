@@ -139,7 +139,8 @@ func batchIndex(n int) int {
 type jobStats struct {
 	dir                     [2]dirStats
 	syncLat                 *hist.Histogram
-	syncIOs                 int64
+	syncIOs                 int64         // fsyncs (fio's total_io_u[DDIR_SYNC])
+	datasyncIOs             int64         // fdatasyncs, counted apart as in fio
 	runtime                 time.Duration // summed over merged clones
 	wall                    time.Duration // longest clone runtime
 	usage                   threadUsage
@@ -181,6 +182,7 @@ func (s *jobStats) merge(o *jobStats, group bool) error {
 		return err
 	}
 	s.syncIOs += o.syncIOs
+	s.datasyncIOs += o.datasyncIOs
 	s.runtime += o.runtime
 	s.wall = max(s.wall, o.wall)
 	s.usage = s.usage.add(o.usage)
@@ -193,5 +195,23 @@ func (s *jobStats) merge(o *jobStats, group bool) error {
 	s.completes += o.completes
 	s.late += o.late
 	s.jobs += o.jobs
+	return nil
+}
+
+// unify merges the write direction into the read one (fio's
+// unified_rw_reporting=mixed), leaving write empty.
+func (s *jobStats) unify() error {
+	r, w := &s.dir[dirRead], &s.dir[dirWrite]
+	for _, p := range [][2]*hist.Histogram{{r.clat, w.clat}, {r.lat, w.lat}, {r.slat, w.slat}} {
+		if err := p[0].Merge(p[1]); err != nil {
+			return err
+		}
+	}
+	r.ios += w.ios
+	r.bytes += w.bytes
+	r.short += w.short
+	r.bw.sum(w.bw)
+	r.iops.sum(w.iops)
+	s.dir[dirWrite] = newDirStats()
 	return nil
 }

@@ -20,8 +20,28 @@ var sizeMult = map[string]uint64{
 	"p": 1 << 50, "pb": 1 << 50, "pib": 1 << 50,
 }
 
-// parseSize reads a byte count such as "4k", "1G", "512", "0x1000".
+// parseSize reads a byte count such as "4k", "1G", "512", "0x1000", or an
+// arithmetic expression of them ("(1024*1k)", "8*$mb_memory" once the
+// keyword is replaced).
 func parseSize(s string) (uint64, error) {
+	if isExpr(s) {
+		v, err := evalExpr(s, func(t string) (float64, error) {
+			n, err := parseSizeTerm(t)
+			return float64(n), err
+		})
+		if err != nil {
+			return 0, err
+		}
+		if v < 0 || v >= math.MaxUint64 {
+			return 0, fmt.Errorf("%q = %g is not a size", s, v)
+		}
+		return uint64(v), nil
+	}
+	return parseSizeTerm(s)
+}
+
+// parseSizeTerm reads one number with an optional size suffix.
+func parseSizeTerm(s string) (uint64, error) {
 	num, suffix := splitNumber(s)
 	mult, ok := sizeMult[strings.ToLower(suffix)]
 	if num == "" || !ok {
@@ -63,8 +83,32 @@ var timeMult = map[string]time.Duration{
 }
 
 // parseTime reads a duration such as "20", "500ms", "2m"; a bare number is
-// in seconds, as in fio's runtime, ramp_time and startdelay.
+// in seconds, as in fio's runtime, ramp_time and startdelay. In an
+// arithmetic expression a bare number is in microseconds, as fio's HOWTO
+// says of expressions.
 func parseTime(s string) (time.Duration, error) {
+	if isExpr(s) {
+		v, err := evalExpr(s, func(t string) (float64, error) {
+			if _, suffix := splitNumber(t); suffix == "" {
+				return strconv.ParseFloat(t, 64)
+			}
+			d, err := parseTimeTerm(t)
+			return float64(d) / float64(time.Microsecond), err
+		})
+		if err != nil {
+			return 0, err
+		}
+		v *= float64(time.Microsecond) // the expression's value is in µs
+		if v < 0 || v > math.MaxInt64 {
+			return 0, fmt.Errorf("%q is not a time", s)
+		}
+		return time.Duration(v), nil
+	}
+	return parseTimeTerm(s)
+}
+
+// parseTimeTerm reads one number with an optional time suffix.
+func parseTimeTerm(s string) (time.Duration, error) {
 	num, suffix := splitNumber(s)
 	unit := time.Second
 	if suffix != "" {
@@ -100,6 +144,14 @@ func parseBool(s string) (bool, error) {
 // wording for out-of-range values.
 func parseUint(s string, lo, hi uint64) (uint64, error) {
 	n, err := strconv.ParseUint(strings.TrimSpace(s), 0, 64)
+	if err != nil && isExpr(s) {
+		var v float64
+		v, err = evalExpr(s, func(t string) (float64, error) { return strconv.ParseFloat(t, 64) })
+		if err == nil && (v < 0 || v >= math.MaxUint64) {
+			err = fmt.Errorf("%q = %g is out of range", s, v)
+		}
+		n = uint64(v)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%q is not a whole number", s)
 	}

@@ -47,6 +47,7 @@ var (
 
 // result is what a run leaves for the report.
 type result struct {
+	version string // writepath's, from workload.Env
 	start   time.Time
 	clones  []*clone
 	notes   []string
@@ -111,6 +112,7 @@ func (w *Workload) Run(ctx context.Context, phase string, env workload.Env, rec 
 	}
 	res, err := execute(ctx, clones, notes, env, rec)
 	if res != nil {
+		res.version = env.Version
 		w.mu.Lock()
 		w.mu.res = res
 		w.mu.Unlock()

@@ -34,6 +34,7 @@ const (
 	OutputFormat_OUTPUT_FORMAT_NORMAL      OutputFormat = 1
 	OutputFormat_OUTPUT_FORMAT_JSON        OutputFormat = 2
 	OutputFormat_OUTPUT_FORMAT_JSON_PLUS   OutputFormat = 3
+	OutputFormat_OUTPUT_FORMAT_TERSE       OutputFormat = 4
 )
 
 // Enum value maps for OutputFormat.
@@ -43,12 +44,14 @@ var (
 		1: "OUTPUT_FORMAT_NORMAL",
 		2: "OUTPUT_FORMAT_JSON",
 		3: "OUTPUT_FORMAT_JSON_PLUS",
+		4: "OUTPUT_FORMAT_TERSE",
 	}
 	OutputFormat_value = map[string]int32{
 		"OUTPUT_FORMAT_UNSPECIFIED": 0,
 		"OUTPUT_FORMAT_NORMAL":      1,
 		"OUTPUT_FORMAT_JSON":        2,
 		"OUTPUT_FORMAT_JSON_PLUS":   3,
+		"OUTPUT_FORMAT_TERSE":       4,
 	}
 )
 
@@ -151,6 +154,10 @@ const (
 	IOEngine_IO_ENGINE_PVSYNC      IOEngine = 3
 	IOEngine_IO_ENGINE_LIBAIO      IOEngine = 4
 	IOEngine_IO_ENGINE_IO_URING    IOEngine = 5
+	IOEngine_IO_ENGINE_NULL        IOEngine = 6
+	IOEngine_IO_ENGINE_PVSYNC2     IOEngine = 7
+	IOEngine_IO_ENGINE_POSIXAIO    IOEngine = 8
+	IOEngine_IO_ENGINE_MMAP        IOEngine = 9
 )
 
 // Enum value maps for IOEngine.
@@ -162,6 +169,10 @@ var (
 		3: "IO_ENGINE_PVSYNC",
 		4: "IO_ENGINE_LIBAIO",
 		5: "IO_ENGINE_IO_URING",
+		6: "IO_ENGINE_NULL",
+		7: "IO_ENGINE_PVSYNC2",
+		8: "IO_ENGINE_POSIXAIO",
+		9: "IO_ENGINE_MMAP",
 	}
 	IOEngine_value = map[string]int32{
 		"IO_ENGINE_UNSPECIFIED": 0,
@@ -170,6 +181,10 @@ var (
 		"IO_ENGINE_PVSYNC":      3,
 		"IO_ENGINE_LIBAIO":      4,
 		"IO_ENGINE_IO_URING":    5,
+		"IO_ENGINE_NULL":        6,
+		"IO_ENGINE_PVSYNC2":     7,
+		"IO_ENGINE_POSIXAIO":    8,
+		"IO_ENGINE_MMAP":        9,
 	}
 )
 
@@ -198,6 +213,201 @@ func (x IOEngine) Number() protoreflect.EnumNumber {
 // Deprecated: Use IOEngine.Descriptor instead.
 func (IOEngine) EnumDescriptor() ([]byte, []int) {
 	return file_writepath_fio_v1_spec_proto_rawDescGZIP(), []int{2}
+}
+
+// Distribution is fio's random_distribution=.
+type Distribution int32
+
+const (
+	Distribution_DISTRIBUTION_UNSPECIFIED Distribution = 0
+	Distribution_DISTRIBUTION_RANDOM      Distribution = 1
+	Distribution_DISTRIBUTION_ZIPF        Distribution = 2
+	Distribution_DISTRIBUTION_PARETO      Distribution = 3
+	Distribution_DISTRIBUTION_NORMAL      Distribution = 4
+	Distribution_DISTRIBUTION_ZONED       Distribution = 5
+	Distribution_DISTRIBUTION_ZONED_ABS   Distribution = 6
+)
+
+// Enum value maps for Distribution.
+var (
+	Distribution_name = map[int32]string{
+		0: "DISTRIBUTION_UNSPECIFIED",
+		1: "DISTRIBUTION_RANDOM",
+		2: "DISTRIBUTION_ZIPF",
+		3: "DISTRIBUTION_PARETO",
+		4: "DISTRIBUTION_NORMAL",
+		5: "DISTRIBUTION_ZONED",
+		6: "DISTRIBUTION_ZONED_ABS",
+	}
+	Distribution_value = map[string]int32{
+		"DISTRIBUTION_UNSPECIFIED": 0,
+		"DISTRIBUTION_RANDOM":      1,
+		"DISTRIBUTION_ZIPF":        2,
+		"DISTRIBUTION_PARETO":      3,
+		"DISTRIBUTION_NORMAL":      4,
+		"DISTRIBUTION_ZONED":       5,
+		"DISTRIBUTION_ZONED_ABS":   6,
+	}
+)
+
+func (x Distribution) Enum() *Distribution {
+	p := new(Distribution)
+	*p = x
+	return p
+}
+
+func (x Distribution) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Distribution) Descriptor() protoreflect.EnumDescriptor {
+	return file_writepath_fio_v1_spec_proto_enumTypes[3].Descriptor()
+}
+
+func (Distribution) Type() protoreflect.EnumType {
+	return &file_writepath_fio_v1_spec_proto_enumTypes[3]
+}
+
+func (x Distribution) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Distribution.Descriptor instead.
+func (Distribution) EnumDescriptor() ([]byte, []int) {
+	return file_writepath_fio_v1_spec_proto_rawDescGZIP(), []int{3}
+}
+
+// Verify is fio's verify= checksum.
+type Verify int32
+
+const (
+	Verify_VERIFY_UNSPECIFIED Verify = 0
+	Verify_VERIFY_NONE        Verify = 1
+	Verify_VERIFY_MD5         Verify = 2
+	Verify_VERIFY_CRC32C      Verify = 3
+	Verify_VERIFY_CRC32       Verify = 4
+	Verify_VERIFY_CRC64       Verify = 5
+	Verify_VERIFY_SHA1        Verify = 6
+	Verify_VERIFY_SHA256      Verify = 7
+	Verify_VERIFY_SHA512      Verify = 8
+	Verify_VERIFY_XXHASH      Verify = 9
+	Verify_VERIFY_PATTERN     Verify = 10
+	Verify_VERIFY_CRC16       Verify = 11
+	Verify_VERIFY_CRC7        Verify = 12
+	Verify_VERIFY_META        Verify = 13
+)
+
+// Enum value maps for Verify.
+var (
+	Verify_name = map[int32]string{
+		0:  "VERIFY_UNSPECIFIED",
+		1:  "VERIFY_NONE",
+		2:  "VERIFY_MD5",
+		3:  "VERIFY_CRC32C",
+		4:  "VERIFY_CRC32",
+		5:  "VERIFY_CRC64",
+		6:  "VERIFY_SHA1",
+		7:  "VERIFY_SHA256",
+		8:  "VERIFY_SHA512",
+		9:  "VERIFY_XXHASH",
+		10: "VERIFY_PATTERN",
+		11: "VERIFY_CRC16",
+		12: "VERIFY_CRC7",
+		13: "VERIFY_META",
+	}
+	Verify_value = map[string]int32{
+		"VERIFY_UNSPECIFIED": 0,
+		"VERIFY_NONE":        1,
+		"VERIFY_MD5":         2,
+		"VERIFY_CRC32C":      3,
+		"VERIFY_CRC32":       4,
+		"VERIFY_CRC64":       5,
+		"VERIFY_SHA1":        6,
+		"VERIFY_SHA256":      7,
+		"VERIFY_SHA512":      8,
+		"VERIFY_XXHASH":      9,
+		"VERIFY_PATTERN":     10,
+		"VERIFY_CRC16":       11,
+		"VERIFY_CRC7":        12,
+		"VERIFY_META":        13,
+	}
+)
+
+func (x Verify) Enum() *Verify {
+	p := new(Verify)
+	*p = x
+	return p
+}
+
+func (x Verify) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Verify) Descriptor() protoreflect.EnumDescriptor {
+	return file_writepath_fio_v1_spec_proto_enumTypes[4].Descriptor()
+}
+
+func (Verify) Type() protoreflect.EnumType {
+	return &file_writepath_fio_v1_spec_proto_enumTypes[4]
+}
+
+func (x Verify) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Verify.Descriptor instead.
+func (Verify) EnumDescriptor() ([]byte, []int) {
+	return file_writepath_fio_v1_spec_proto_rawDescGZIP(), []int{4}
+}
+
+// RateProcess is fio's rate_process=.
+type RateProcess int32
+
+const (
+	RateProcess_RATE_PROCESS_UNSPECIFIED RateProcess = 0
+	RateProcess_RATE_PROCESS_LINEAR      RateProcess = 1
+	RateProcess_RATE_PROCESS_POISSON     RateProcess = 2
+)
+
+// Enum value maps for RateProcess.
+var (
+	RateProcess_name = map[int32]string{
+		0: "RATE_PROCESS_UNSPECIFIED",
+		1: "RATE_PROCESS_LINEAR",
+		2: "RATE_PROCESS_POISSON",
+	}
+	RateProcess_value = map[string]int32{
+		"RATE_PROCESS_UNSPECIFIED": 0,
+		"RATE_PROCESS_LINEAR":      1,
+		"RATE_PROCESS_POISSON":     2,
+	}
+)
+
+func (x RateProcess) Enum() *RateProcess {
+	p := new(RateProcess)
+	*p = x
+	return p
+}
+
+func (x RateProcess) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (RateProcess) Descriptor() protoreflect.EnumDescriptor {
+	return file_writepath_fio_v1_spec_proto_enumTypes[5].Descriptor()
+}
+
+func (RateProcess) Type() protoreflect.EnumType {
+	return &file_writepath_fio_v1_spec_proto_enumTypes[5]
+}
+
+func (x RateProcess) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use RateProcess.Descriptor instead.
+func (RateProcess) EnumDescriptor() ([]byte, []int) {
+	return file_writepath_fio_v1_spec_proto_rawDescGZIP(), []int{5}
 }
 
 // SyncMode is fio's sync= (O_SYNC / O_DSYNC on open).
@@ -237,11 +447,11 @@ func (x SyncMode) String() string {
 }
 
 func (SyncMode) Descriptor() protoreflect.EnumDescriptor {
-	return file_writepath_fio_v1_spec_proto_enumTypes[3].Descriptor()
+	return file_writepath_fio_v1_spec_proto_enumTypes[6].Descriptor()
 }
 
 func (SyncMode) Type() protoreflect.EnumType {
-	return &file_writepath_fio_v1_spec_proto_enumTypes[3]
+	return &file_writepath_fio_v1_spec_proto_enumTypes[6]
 }
 
 func (x SyncMode) Number() protoreflect.EnumNumber {
@@ -250,7 +460,7 @@ func (x SyncMode) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use SyncMode.Descriptor instead.
 func (SyncMode) EnumDescriptor() ([]byte, []int) {
-	return file_writepath_fio_v1_spec_proto_rawDescGZIP(), []int{3}
+	return file_writepath_fio_v1_spec_proto_rawDescGZIP(), []int{6}
 }
 
 // Fallocate is fio's fallocate= (how a new file's space is reserved).
@@ -296,11 +506,11 @@ func (x Fallocate) String() string {
 }
 
 func (Fallocate) Descriptor() protoreflect.EnumDescriptor {
-	return file_writepath_fio_v1_spec_proto_enumTypes[4].Descriptor()
+	return file_writepath_fio_v1_spec_proto_enumTypes[7].Descriptor()
 }
 
 func (Fallocate) Type() protoreflect.EnumType {
-	return &file_writepath_fio_v1_spec_proto_enumTypes[4]
+	return &file_writepath_fio_v1_spec_proto_enumTypes[7]
 }
 
 func (x Fallocate) Number() protoreflect.EnumNumber {
@@ -309,7 +519,7 @@ func (x Fallocate) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Fallocate.Descriptor instead.
 func (Fallocate) EnumDescriptor() ([]byte, []int) {
-	return file_writepath_fio_v1_spec_proto_rawDescGZIP(), []int{4}
+	return file_writepath_fio_v1_spec_proto_rawDescGZIP(), []int{7}
 }
 
 // Spec is one fio invocation: every job of every job file and of the
@@ -325,6 +535,11 @@ type Spec struct {
 	Output string `protobuf:"bytes,3,opt,name=output,proto3" json:"output,omitempty"`
 	// Global options as given (fio's "global options" JSON object).
 	GlobalOptions []*Option `protobuf:"bytes,4,rep,name=global_options,json=globalOptions,proto3" json:"global_options,omitempty"`
+	// Every format of a comma list (--output-format=normal,json); when set,
+	// output_format is its first member.
+	OutputFormats []OutputFormat `protobuf:"varint,5,rep,packed,name=output_formats,json=outputFormats,proto3,enum=writepath.fio.v1.OutputFormat" json:"output_formats,omitempty"`
+	// --terse-version (fio's default 3).
+	TerseVersion  uint32 `protobuf:"varint,6,opt,name=terse_version,json=terseVersion,proto3" json:"terse_version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -387,6 +602,20 @@ func (x *Spec) GetGlobalOptions() []*Option {
 	return nil
 }
 
+func (x *Spec) GetOutputFormats() []OutputFormat {
+	if x != nil {
+		return x.OutputFormats
+	}
+	return nil
+}
+
+func (x *Spec) GetTerseVersion() uint32 {
+	if x != nil {
+		return x.TerseVersion
+	}
+	return 0
+}
+
 // Option is one option as the user wrote it, kept for the report.
 type Option struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -440,6 +669,328 @@ func (x *Option) GetValue() string {
 	return ""
 }
 
+// BlockSizes are one direction's block sizes: bs=, bsrange= or bssplit=.
+type BlockSizes struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Min   uint64                 `protobuf:"varint,1,opt,name=min,proto3" json:"min,omitempty"`
+	Max   uint64                 `protobuf:"varint,2,opt,name=max,proto3" json:"max,omitempty"`
+	// bssplit= entries; percentages add up to 100 (fio spreads what is left
+	// over the entries given without one).
+	Split []*BlockSplit `protobuf:"bytes,3,rep,name=split,proto3" json:"split,omitempty"`
+	// blockalign= (0 = min): random offsets are multiples of it.
+	Align         uint64 `protobuf:"varint,4,opt,name=align,proto3" json:"align,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlockSizes) Reset() {
+	*x = BlockSizes{}
+	mi := &file_writepath_fio_v1_spec_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlockSizes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlockSizes) ProtoMessage() {}
+
+func (x *BlockSizes) ProtoReflect() protoreflect.Message {
+	mi := &file_writepath_fio_v1_spec_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlockSizes.ProtoReflect.Descriptor instead.
+func (*BlockSizes) Descriptor() ([]byte, []int) {
+	return file_writepath_fio_v1_spec_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *BlockSizes) GetMin() uint64 {
+	if x != nil {
+		return x.Min
+	}
+	return 0
+}
+
+func (x *BlockSizes) GetMax() uint64 {
+	if x != nil {
+		return x.Max
+	}
+	return 0
+}
+
+func (x *BlockSizes) GetSplit() []*BlockSplit {
+	if x != nil {
+		return x.Split
+	}
+	return nil
+}
+
+func (x *BlockSizes) GetAlign() uint64 {
+	if x != nil {
+		return x.Align
+	}
+	return 0
+}
+
+// BlockSplit is one bssplit= entry.
+type BlockSplit struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Bs            uint64                 `protobuf:"varint,1,opt,name=bs,proto3" json:"bs,omitempty"`
+	Percent       uint32                 `protobuf:"varint,2,opt,name=percent,proto3" json:"percent,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlockSplit) Reset() {
+	*x = BlockSplit{}
+	mi := &file_writepath_fio_v1_spec_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlockSplit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlockSplit) ProtoMessage() {}
+
+func (x *BlockSplit) ProtoReflect() protoreflect.Message {
+	mi := &file_writepath_fio_v1_spec_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlockSplit.ProtoReflect.Descriptor instead.
+func (*BlockSplit) Descriptor() ([]byte, []int) {
+	return file_writepath_fio_v1_spec_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *BlockSplit) GetBs() uint64 {
+	if x != nil {
+		return x.Bs
+	}
+	return 0
+}
+
+func (x *BlockSplit) GetPercent() uint32 {
+	if x != nil {
+		return x.Percent
+	}
+	return 0
+}
+
+// Zone is one zoned:/zoned_abs: entry: percent of the accesses go to
+// size_percent of the region (or size bytes for zoned_abs).
+type Zone struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccessPercent uint32                 `protobuf:"varint,1,opt,name=access_percent,json=accessPercent,proto3" json:"access_percent,omitempty"`
+	SizePercent   uint32                 `protobuf:"varint,2,opt,name=size_percent,json=sizePercent,proto3" json:"size_percent,omitempty"`
+	Size          uint64                 `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Zone) Reset() {
+	*x = Zone{}
+	mi := &file_writepath_fio_v1_spec_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Zone) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Zone) ProtoMessage() {}
+
+func (x *Zone) ProtoReflect() protoreflect.Message {
+	mi := &file_writepath_fio_v1_spec_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Zone.ProtoReflect.Descriptor instead.
+func (*Zone) Descriptor() ([]byte, []int) {
+	return file_writepath_fio_v1_spec_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Zone) GetAccessPercent() uint32 {
+	if x != nil {
+		return x.AccessPercent
+	}
+	return 0
+}
+
+func (x *Zone) GetSizePercent() uint32 {
+	if x != nil {
+		return x.SizePercent
+	}
+	return 0
+}
+
+func (x *Zone) GetSize() uint64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+// Logs are fio's per-job log files (write_*_log, log_avg_msec, ...).
+type Logs struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Prefixes of write_lat_log, write_bw_log, write_iops_log,
+	// write_hist_log ("" = not written).
+	Lat            string `protobuf:"bytes,1,opt,name=lat,proto3" json:"lat,omitempty"`
+	Bw             string `protobuf:"bytes,2,opt,name=bw,proto3" json:"bw,omitempty"`
+	Iops           string `protobuf:"bytes,3,opt,name=iops,proto3" json:"iops,omitempty"`
+	Hist           string `protobuf:"bytes,4,opt,name=hist,proto3" json:"hist,omitempty"`
+	AvgMsec        uint64 `protobuf:"varint,5,opt,name=avg_msec,json=avgMsec,proto3" json:"avg_msec,omitempty"`
+	HistMsec       uint64 `protobuf:"varint,6,opt,name=hist_msec,json=histMsec,proto3" json:"hist_msec,omitempty"`
+	Offset         bool   `protobuf:"varint,7,opt,name=offset,proto3" json:"offset,omitempty"`
+	PerJob         bool   `protobuf:"varint,8,opt,name=per_job,json=perJob,proto3" json:"per_job,omitempty"`
+	MaxValue       bool   `protobuf:"varint,9,opt,name=max_value,json=maxValue,proto3" json:"max_value,omitempty"`
+	UnixEpoch      bool   `protobuf:"varint,10,opt,name=unix_epoch,json=unixEpoch,proto3" json:"unix_epoch,omitempty"`
+	HistCoarseness uint32 `protobuf:"varint,11,opt,name=hist_coarseness,json=histCoarseness,proto3" json:"hist_coarseness,omitempty"`
+	Prio           bool   `protobuf:"varint,12,opt,name=prio,proto3" json:"prio,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *Logs) Reset() {
+	*x = Logs{}
+	mi := &file_writepath_fio_v1_spec_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Logs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Logs) ProtoMessage() {}
+
+func (x *Logs) ProtoReflect() protoreflect.Message {
+	mi := &file_writepath_fio_v1_spec_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Logs.ProtoReflect.Descriptor instead.
+func (*Logs) Descriptor() ([]byte, []int) {
+	return file_writepath_fio_v1_spec_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *Logs) GetLat() string {
+	if x != nil {
+		return x.Lat
+	}
+	return ""
+}
+
+func (x *Logs) GetBw() string {
+	if x != nil {
+		return x.Bw
+	}
+	return ""
+}
+
+func (x *Logs) GetIops() string {
+	if x != nil {
+		return x.Iops
+	}
+	return ""
+}
+
+func (x *Logs) GetHist() string {
+	if x != nil {
+		return x.Hist
+	}
+	return ""
+}
+
+func (x *Logs) GetAvgMsec() uint64 {
+	if x != nil {
+		return x.AvgMsec
+	}
+	return 0
+}
+
+func (x *Logs) GetHistMsec() uint64 {
+	if x != nil {
+		return x.HistMsec
+	}
+	return 0
+}
+
+func (x *Logs) GetOffset() bool {
+	if x != nil {
+		return x.Offset
+	}
+	return false
+}
+
+func (x *Logs) GetPerJob() bool {
+	if x != nil {
+		return x.PerJob
+	}
+	return false
+}
+
+func (x *Logs) GetMaxValue() bool {
+	if x != nil {
+		return x.MaxValue
+	}
+	return false
+}
+
+func (x *Logs) GetUnixEpoch() bool {
+	if x != nil {
+		return x.UnixEpoch
+	}
+	return false
+}
+
+func (x *Logs) GetHistCoarseness() uint32 {
+	if x != nil {
+		return x.HistCoarseness
+	}
+	return 0
+}
+
+func (x *Logs) GetPrio() bool {
+	if x != nil {
+		return x.Prio
+	}
+	return false
+}
+
 // Job is one fio job section with every option resolved. Sizes are bytes,
 // times are nanoseconds.
 type Job struct {
@@ -480,14 +1031,80 @@ type Job struct {
 	// The job's own options as written (fio's "job options" JSON object).
 	Options []*Option `protobuf:"bytes,29,rep,name=options,proto3" json:"options,omitempty"`
 	// Where the job was defined, for messages ("job.fio:12", "command line").
-	Origin        string `protobuf:"bytes,30,opt,name=origin,proto3" json:"origin,omitempty"`
+	Origin string `protobuf:"bytes,30,opt,name=origin,proto3" json:"origin,omitempty"`
+	// Block sizes per direction (bs=R,W, bsrange=, bssplit=, blockalign=);
+	// bs above is then the largest of them, the size of an I/O buffer.
+	ReadBs  *BlockSizes `protobuf:"bytes,31,opt,name=read_bs,json=readBs,proto3" json:"read_bs,omitempty"`
+	WriteBs *BlockSizes `protobuf:"bytes,32,opt,name=write_bs,json=writeBs,proto3" json:"write_bs,omitempty"`
+	// io_size= (bytes of I/O per loop; 0 = size).
+	IoSize uint64 `protobuf:"varint,33,opt,name=io_size,json=ioSize,proto3" json:"io_size,omitempty"`
+	// filesize= (bytes per file; 0 = size / nrfiles).
+	Filesize uint64 `protobuf:"varint,34,opt,name=filesize,proto3" json:"filesize,omitempty"`
+	Nrfiles  uint32 `protobuf:"varint,35,opt,name=nrfiles,proto3" json:"nrfiles,omitempty"`
+	// filename=a:b names several files; filename above is then the first.
+	Filenames []string `protobuf:"bytes,36,rep,name=filenames,proto3" json:"filenames,omitempty"`
+	Thread    bool     `protobuf:"varint,37,opt,name=thread,proto3" json:"thread,omitempty"`
+	// Report group (fio's groupid): stonewall and new_group start a new one.
+	Group                   uint32 `protobuf:"varint,38,opt,name=group,proto3" json:"group,omitempty"`
+	Stonewall               bool   `protobuf:"varint,39,opt,name=stonewall,proto3" json:"stonewall,omitempty"`
+	NewGroup                bool   `protobuf:"varint,40,opt,name=new_group,json=newGroup,proto3" json:"new_group,omitempty"`
+	WaitFor                 string `protobuf:"bytes,41,opt,name=wait_for,json=waitFor,proto3" json:"wait_for,omitempty"`
+	FsyncOnClose            bool   `protobuf:"varint,42,opt,name=fsync_on_close,json=fsyncOnClose,proto3" json:"fsync_on_close,omitempty"`
+	IodepthBatchSubmit      uint32 `protobuf:"varint,43,opt,name=iodepth_batch_submit,json=iodepthBatchSubmit,proto3" json:"iodepth_batch_submit,omitempty"`
+	IodepthBatchCompleteMin uint32 `protobuf:"varint,44,opt,name=iodepth_batch_complete_min,json=iodepthBatchCompleteMin,proto3" json:"iodepth_batch_complete_min,omitempty"`
+	IodepthBatchCompleteMax uint32 `protobuf:"varint,45,opt,name=iodepth_batch_complete_max,json=iodepthBatchCompleteMax,proto3" json:"iodepth_batch_complete_max,omitempty"`
+	IodepthLow              uint32 `protobuf:"varint,46,opt,name=iodepth_low,json=iodepthLow,proto3" json:"iodepth_low,omitempty"`
+	// rw=...:N: a hole of N bytes after each sequential I/O, or N I/Os per
+	// random offset (fio's ddir_seq_add / ddir_seq_nr).
+	RwSeqAdd                 uint64       `protobuf:"varint,47,opt,name=rw_seq_add,json=rwSeqAdd,proto3" json:"rw_seq_add,omitempty"`
+	RwSeqNr                  uint32       `protobuf:"varint,48,opt,name=rw_seq_nr,json=rwSeqNr,proto3" json:"rw_seq_nr,omitempty"`
+	Verify                   Verify       `protobuf:"varint,49,opt,name=verify,proto3,enum=writepath.fio.v1.Verify" json:"verify,omitempty"`
+	DoVerify                 bool         `protobuf:"varint,50,opt,name=do_verify,json=doVerify,proto3" json:"do_verify,omitempty"`
+	VerifyFatal              bool         `protobuf:"varint,51,opt,name=verify_fatal,json=verifyFatal,proto3" json:"verify_fatal,omitempty"`
+	VerifyInterval           uint64       `protobuf:"varint,52,opt,name=verify_interval,json=verifyInterval,proto3" json:"verify_interval,omitempty"`
+	VerifyDump               bool         `protobuf:"varint,53,opt,name=verify_dump,json=verifyDump,proto3" json:"verify_dump,omitempty"`
+	RandomDistribution       Distribution `protobuf:"varint,54,opt,name=random_distribution,json=randomDistribution,proto3,enum=writepath.fio.v1.Distribution" json:"random_distribution,omitempty"`
+	DistributionParam        float64      `protobuf:"fixed64,55,opt,name=distribution_param,json=distributionParam,proto3" json:"distribution_param,omitempty"`
+	Zones                    []*Zone      `protobuf:"bytes,56,rep,name=zones,proto3" json:"zones,omitempty"`
+	CpusAllowed              []uint32     `protobuf:"varint,57,rep,packed,name=cpus_allowed,json=cpusAllowed,proto3" json:"cpus_allowed,omitempty"`
+	Invalidate               bool         `protobuf:"varint,58,opt,name=invalidate,proto3" json:"invalidate,omitempty"`
+	Unlink                   bool         `protobuf:"varint,59,opt,name=unlink,proto3" json:"unlink,omitempty"`
+	RefillBuffers            bool         `protobuf:"varint,60,opt,name=refill_buffers,json=refillBuffers,proto3" json:"refill_buffers,omitempty"`
+	BufferCompressPercentage uint32       `protobuf:"varint,61,opt,name=buffer_compress_percentage,json=bufferCompressPercentage,proto3" json:"buffer_compress_percentage,omitempty"`
+	BufferCompressChunk      uint64       `protobuf:"varint,62,opt,name=buffer_compress_chunk,json=bufferCompressChunk,proto3" json:"buffer_compress_chunk,omitempty"`
+	// rate= and rate_min= in bytes per second, per direction [read, write].
+	Rate        []uint64    `protobuf:"varint,63,rep,packed,name=rate,proto3" json:"rate,omitempty"`
+	RateMin     []uint64    `protobuf:"varint,64,rep,packed,name=rate_min,json=rateMin,proto3" json:"rate_min,omitempty"`
+	RateIopsMin uint64      `protobuf:"varint,65,opt,name=rate_iops_min,json=rateIopsMin,proto3" json:"rate_iops_min,omitempty"`
+	RateProcess RateProcess `protobuf:"varint,66,opt,name=rate_process,json=rateProcess,proto3,enum=writepath.fio.v1.RateProcess" json:"rate_process,omitempty"`
+	Logs        *Logs       `protobuf:"bytes,67,opt,name=logs,proto3" json:"logs,omitempty"`
+	// percentile_list= (empty = fio's default list).
+	PercentileList     []float64 `protobuf:"fixed64,68,rep,packed,name=percentile_list,json=percentileList,proto3" json:"percentile_list,omitempty"`
+	ClatPercentiles    bool      `protobuf:"varint,69,opt,name=clat_percentiles,json=clatPercentiles,proto3" json:"clat_percentiles,omitempty"`
+	LatPercentiles     bool      `protobuf:"varint,70,opt,name=lat_percentiles,json=latPercentiles,proto3" json:"lat_percentiles,omitempty"`
+	SlatPercentiles    bool      `protobuf:"varint,71,opt,name=slat_percentiles,json=slatPercentiles,proto3" json:"slat_percentiles,omitempty"`
+	UnifiedRwReporting bool      `protobuf:"varint,72,opt,name=unified_rw_reporting,json=unifiedRwReporting,proto3" json:"unified_rw_reporting,omitempty"`
+	ZeroBuffers        bool      `protobuf:"varint,73,opt,name=zero_buffers,json=zeroBuffers,proto3" json:"zero_buffers,omitempty"`
+	VerifyBacklog      uint64    `protobuf:"varint,74,opt,name=verify_backlog,json=verifyBacklog,proto3" json:"verify_backlog,omitempty"`
+	ScrambleBuffers    bool      `protobuf:"varint,75,opt,name=scramble_buffers,json=scrambleBuffers,proto3" json:"scramble_buffers,omitempty"`
+	// rate_iops= per direction [read, write] (rate_iops above is both).
+	RateIopsDir  []uint64 `protobuf:"varint,76,rep,packed,name=rate_iops_dir,json=rateIopsDir,proto3" json:"rate_iops_dir,omitempty"`
+	RampBytes    uint64   `protobuf:"varint,77,opt,name=ramp_bytes,json=rampBytes,proto3" json:"ramp_bytes,omitempty"`
+	Description  string   `protobuf:"bytes,78,opt,name=description,proto3" json:"description,omitempty"`
+	HugepageSize uint64   `protobuf:"varint,79,opt,name=hugepage_size,json=hugepageSize,proto3" json:"hugepage_size,omitempty"`
+	CreateOnly   bool     `protobuf:"varint,80,opt,name=create_only,json=createOnly,proto3" json:"create_only,omitempty"`
+	NumberIos    uint64   `protobuf:"varint,81,opt,name=number_ios,json=numberIos,proto3" json:"number_ios,omitempty"`
+	// size=N% / offset=N%: a share of the file's or device's real size,
+	// resolved on the worker that has the file.
+	SizePercent   uint32 `protobuf:"varint,82,opt,name=size_percent,json=sizePercent,proto3" json:"size_percent,omitempty"`
+	OffsetPercent uint32 `protobuf:"varint,83,opt,name=offset_percent,json=offsetPercent,proto3" json:"offset_percent,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Job) Reset() {
 	*x = Job{}
-	mi := &file_writepath_fio_v1_spec_proto_msgTypes[2]
+	mi := &file_writepath_fio_v1_spec_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -499,7 +1116,7 @@ func (x *Job) String() string {
 func (*Job) ProtoMessage() {}
 
 func (x *Job) ProtoReflect() protoreflect.Message {
-	mi := &file_writepath_fio_v1_spec_proto_msgTypes[2]
+	mi := &file_writepath_fio_v1_spec_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -512,7 +1129,7 @@ func (x *Job) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Job.ProtoReflect.Descriptor instead.
 func (*Job) Descriptor() ([]byte, []int) {
-	return file_writepath_fio_v1_spec_proto_rawDescGZIP(), []int{2}
+	return file_writepath_fio_v1_spec_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Job) GetName() string {
@@ -725,19 +1342,421 @@ func (x *Job) GetOrigin() string {
 	return ""
 }
 
+func (x *Job) GetReadBs() *BlockSizes {
+	if x != nil {
+		return x.ReadBs
+	}
+	return nil
+}
+
+func (x *Job) GetWriteBs() *BlockSizes {
+	if x != nil {
+		return x.WriteBs
+	}
+	return nil
+}
+
+func (x *Job) GetIoSize() uint64 {
+	if x != nil {
+		return x.IoSize
+	}
+	return 0
+}
+
+func (x *Job) GetFilesize() uint64 {
+	if x != nil {
+		return x.Filesize
+	}
+	return 0
+}
+
+func (x *Job) GetNrfiles() uint32 {
+	if x != nil {
+		return x.Nrfiles
+	}
+	return 0
+}
+
+func (x *Job) GetFilenames() []string {
+	if x != nil {
+		return x.Filenames
+	}
+	return nil
+}
+
+func (x *Job) GetThread() bool {
+	if x != nil {
+		return x.Thread
+	}
+	return false
+}
+
+func (x *Job) GetGroup() uint32 {
+	if x != nil {
+		return x.Group
+	}
+	return 0
+}
+
+func (x *Job) GetStonewall() bool {
+	if x != nil {
+		return x.Stonewall
+	}
+	return false
+}
+
+func (x *Job) GetNewGroup() bool {
+	if x != nil {
+		return x.NewGroup
+	}
+	return false
+}
+
+func (x *Job) GetWaitFor() string {
+	if x != nil {
+		return x.WaitFor
+	}
+	return ""
+}
+
+func (x *Job) GetFsyncOnClose() bool {
+	if x != nil {
+		return x.FsyncOnClose
+	}
+	return false
+}
+
+func (x *Job) GetIodepthBatchSubmit() uint32 {
+	if x != nil {
+		return x.IodepthBatchSubmit
+	}
+	return 0
+}
+
+func (x *Job) GetIodepthBatchCompleteMin() uint32 {
+	if x != nil {
+		return x.IodepthBatchCompleteMin
+	}
+	return 0
+}
+
+func (x *Job) GetIodepthBatchCompleteMax() uint32 {
+	if x != nil {
+		return x.IodepthBatchCompleteMax
+	}
+	return 0
+}
+
+func (x *Job) GetIodepthLow() uint32 {
+	if x != nil {
+		return x.IodepthLow
+	}
+	return 0
+}
+
+func (x *Job) GetRwSeqAdd() uint64 {
+	if x != nil {
+		return x.RwSeqAdd
+	}
+	return 0
+}
+
+func (x *Job) GetRwSeqNr() uint32 {
+	if x != nil {
+		return x.RwSeqNr
+	}
+	return 0
+}
+
+func (x *Job) GetVerify() Verify {
+	if x != nil {
+		return x.Verify
+	}
+	return Verify_VERIFY_UNSPECIFIED
+}
+
+func (x *Job) GetDoVerify() bool {
+	if x != nil {
+		return x.DoVerify
+	}
+	return false
+}
+
+func (x *Job) GetVerifyFatal() bool {
+	if x != nil {
+		return x.VerifyFatal
+	}
+	return false
+}
+
+func (x *Job) GetVerifyInterval() uint64 {
+	if x != nil {
+		return x.VerifyInterval
+	}
+	return 0
+}
+
+func (x *Job) GetVerifyDump() bool {
+	if x != nil {
+		return x.VerifyDump
+	}
+	return false
+}
+
+func (x *Job) GetRandomDistribution() Distribution {
+	if x != nil {
+		return x.RandomDistribution
+	}
+	return Distribution_DISTRIBUTION_UNSPECIFIED
+}
+
+func (x *Job) GetDistributionParam() float64 {
+	if x != nil {
+		return x.DistributionParam
+	}
+	return 0
+}
+
+func (x *Job) GetZones() []*Zone {
+	if x != nil {
+		return x.Zones
+	}
+	return nil
+}
+
+func (x *Job) GetCpusAllowed() []uint32 {
+	if x != nil {
+		return x.CpusAllowed
+	}
+	return nil
+}
+
+func (x *Job) GetInvalidate() bool {
+	if x != nil {
+		return x.Invalidate
+	}
+	return false
+}
+
+func (x *Job) GetUnlink() bool {
+	if x != nil {
+		return x.Unlink
+	}
+	return false
+}
+
+func (x *Job) GetRefillBuffers() bool {
+	if x != nil {
+		return x.RefillBuffers
+	}
+	return false
+}
+
+func (x *Job) GetBufferCompressPercentage() uint32 {
+	if x != nil {
+		return x.BufferCompressPercentage
+	}
+	return 0
+}
+
+func (x *Job) GetBufferCompressChunk() uint64 {
+	if x != nil {
+		return x.BufferCompressChunk
+	}
+	return 0
+}
+
+func (x *Job) GetRate() []uint64 {
+	if x != nil {
+		return x.Rate
+	}
+	return nil
+}
+
+func (x *Job) GetRateMin() []uint64 {
+	if x != nil {
+		return x.RateMin
+	}
+	return nil
+}
+
+func (x *Job) GetRateIopsMin() uint64 {
+	if x != nil {
+		return x.RateIopsMin
+	}
+	return 0
+}
+
+func (x *Job) GetRateProcess() RateProcess {
+	if x != nil {
+		return x.RateProcess
+	}
+	return RateProcess_RATE_PROCESS_UNSPECIFIED
+}
+
+func (x *Job) GetLogs() *Logs {
+	if x != nil {
+		return x.Logs
+	}
+	return nil
+}
+
+func (x *Job) GetPercentileList() []float64 {
+	if x != nil {
+		return x.PercentileList
+	}
+	return nil
+}
+
+func (x *Job) GetClatPercentiles() bool {
+	if x != nil {
+		return x.ClatPercentiles
+	}
+	return false
+}
+
+func (x *Job) GetLatPercentiles() bool {
+	if x != nil {
+		return x.LatPercentiles
+	}
+	return false
+}
+
+func (x *Job) GetSlatPercentiles() bool {
+	if x != nil {
+		return x.SlatPercentiles
+	}
+	return false
+}
+
+func (x *Job) GetUnifiedRwReporting() bool {
+	if x != nil {
+		return x.UnifiedRwReporting
+	}
+	return false
+}
+
+func (x *Job) GetZeroBuffers() bool {
+	if x != nil {
+		return x.ZeroBuffers
+	}
+	return false
+}
+
+func (x *Job) GetVerifyBacklog() uint64 {
+	if x != nil {
+		return x.VerifyBacklog
+	}
+	return 0
+}
+
+func (x *Job) GetScrambleBuffers() bool {
+	if x != nil {
+		return x.ScrambleBuffers
+	}
+	return false
+}
+
+func (x *Job) GetRateIopsDir() []uint64 {
+	if x != nil {
+		return x.RateIopsDir
+	}
+	return nil
+}
+
+func (x *Job) GetRampBytes() uint64 {
+	if x != nil {
+		return x.RampBytes
+	}
+	return 0
+}
+
+func (x *Job) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *Job) GetHugepageSize() uint64 {
+	if x != nil {
+		return x.HugepageSize
+	}
+	return 0
+}
+
+func (x *Job) GetCreateOnly() bool {
+	if x != nil {
+		return x.CreateOnly
+	}
+	return false
+}
+
+func (x *Job) GetNumberIos() uint64 {
+	if x != nil {
+		return x.NumberIos
+	}
+	return 0
+}
+
+func (x *Job) GetSizePercent() uint32 {
+	if x != nil {
+		return x.SizePercent
+	}
+	return 0
+}
+
+func (x *Job) GetOffsetPercent() uint32 {
+	if x != nil {
+		return x.OffsetPercent
+	}
+	return 0
+}
+
 var File_writepath_fio_v1_spec_proto protoreflect.FileDescriptor
 
 const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	"\x1bwritepath/fio/v1/spec.proto\x12\x10writepath.fio.v1\"\xcf\x01\n" +
+	"\x1bwritepath/fio/v1/spec.proto\x12\x10writepath.fio.v1\"\xbb\x02\n" +
 	"\x04Spec\x12)\n" +
 	"\x04jobs\x18\x01 \x03(\v2\x15.writepath.fio.v1.JobR\x04jobs\x12C\n" +
 	"\routput_format\x18\x02 \x01(\x0e2\x1e.writepath.fio.v1.OutputFormatR\foutputFormat\x12\x16\n" +
 	"\x06output\x18\x03 \x01(\tR\x06output\x12?\n" +
-	"\x0eglobal_options\x18\x04 \x03(\v2\x18.writepath.fio.v1.OptionR\rglobalOptions\"2\n" +
+	"\x0eglobal_options\x18\x04 \x03(\v2\x18.writepath.fio.v1.OptionR\rglobalOptions\x12E\n" +
+	"\x0eoutput_formats\x18\x05 \x03(\x0e2\x1e.writepath.fio.v1.OutputFormatR\routputFormats\x12#\n" +
+	"\rterse_version\x18\x06 \x01(\rR\fterseVersion\"2\n" +
 	"\x06Option\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value\"\xc3\a\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"z\n" +
+	"\n" +
+	"BlockSizes\x12\x10\n" +
+	"\x03min\x18\x01 \x01(\x04R\x03min\x12\x10\n" +
+	"\x03max\x18\x02 \x01(\x04R\x03max\x122\n" +
+	"\x05split\x18\x03 \x03(\v2\x1c.writepath.fio.v1.BlockSplitR\x05split\x12\x14\n" +
+	"\x05align\x18\x04 \x01(\x04R\x05align\"6\n" +
+	"\n" +
+	"BlockSplit\x12\x0e\n" +
+	"\x02bs\x18\x01 \x01(\x04R\x02bs\x12\x18\n" +
+	"\apercent\x18\x02 \x01(\rR\apercent\"d\n" +
+	"\x04Zone\x12%\n" +
+	"\x0eaccess_percent\x18\x01 \x01(\rR\raccessPercent\x12!\n" +
+	"\fsize_percent\x18\x02 \x01(\rR\vsizePercent\x12\x12\n" +
+	"\x04size\x18\x03 \x01(\x04R\x04size\"\xb2\x02\n" +
+	"\x04Logs\x12\x10\n" +
+	"\x03lat\x18\x01 \x01(\tR\x03lat\x12\x0e\n" +
+	"\x02bw\x18\x02 \x01(\tR\x02bw\x12\x12\n" +
+	"\x04iops\x18\x03 \x01(\tR\x04iops\x12\x12\n" +
+	"\x04hist\x18\x04 \x01(\tR\x04hist\x12\x19\n" +
+	"\bavg_msec\x18\x05 \x01(\x04R\aavgMsec\x12\x1b\n" +
+	"\thist_msec\x18\x06 \x01(\x04R\bhistMsec\x12\x16\n" +
+	"\x06offset\x18\a \x01(\bR\x06offset\x12\x17\n" +
+	"\aper_job\x18\b \x01(\bR\x06perJob\x12\x1b\n" +
+	"\tmax_value\x18\t \x01(\bR\bmaxValue\x12\x1d\n" +
+	"\n" +
+	"unix_epoch\x18\n" +
+	" \x01(\bR\tunixEpoch\x12'\n" +
+	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
+	"\x04prio\x18\f \x01(\bR\x04prio\"\xd3\x17\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -774,12 +1793,74 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\x0fgroup_reporting\x18\x1b \x01(\bR\x0egroupReporting\x12\x14\n" +
 	"\x05loops\x18\x1c \x01(\rR\x05loops\x122\n" +
 	"\aoptions\x18\x1d \x03(\v2\x18.writepath.fio.v1.OptionR\aoptions\x12\x16\n" +
-	"\x06origin\x18\x1e \x01(\tR\x06origin*|\n" +
+	"\x06origin\x18\x1e \x01(\tR\x06origin\x125\n" +
+	"\aread_bs\x18\x1f \x01(\v2\x1c.writepath.fio.v1.BlockSizesR\x06readBs\x127\n" +
+	"\bwrite_bs\x18  \x01(\v2\x1c.writepath.fio.v1.BlockSizesR\awriteBs\x12\x17\n" +
+	"\aio_size\x18! \x01(\x04R\x06ioSize\x12\x1a\n" +
+	"\bfilesize\x18\" \x01(\x04R\bfilesize\x12\x18\n" +
+	"\anrfiles\x18# \x01(\rR\anrfiles\x12\x1c\n" +
+	"\tfilenames\x18$ \x03(\tR\tfilenames\x12\x16\n" +
+	"\x06thread\x18% \x01(\bR\x06thread\x12\x14\n" +
+	"\x05group\x18& \x01(\rR\x05group\x12\x1c\n" +
+	"\tstonewall\x18' \x01(\bR\tstonewall\x12\x1b\n" +
+	"\tnew_group\x18( \x01(\bR\bnewGroup\x12\x19\n" +
+	"\bwait_for\x18) \x01(\tR\awaitFor\x12$\n" +
+	"\x0efsync_on_close\x18* \x01(\bR\ffsyncOnClose\x120\n" +
+	"\x14iodepth_batch_submit\x18+ \x01(\rR\x12iodepthBatchSubmit\x12;\n" +
+	"\x1aiodepth_batch_complete_min\x18, \x01(\rR\x17iodepthBatchCompleteMin\x12;\n" +
+	"\x1aiodepth_batch_complete_max\x18- \x01(\rR\x17iodepthBatchCompleteMax\x12\x1f\n" +
+	"\viodepth_low\x18. \x01(\rR\n" +
+	"iodepthLow\x12\x1c\n" +
+	"\n" +
+	"rw_seq_add\x18/ \x01(\x04R\brwSeqAdd\x12\x1a\n" +
+	"\trw_seq_nr\x180 \x01(\rR\arwSeqNr\x120\n" +
+	"\x06verify\x181 \x01(\x0e2\x18.writepath.fio.v1.VerifyR\x06verify\x12\x1b\n" +
+	"\tdo_verify\x182 \x01(\bR\bdoVerify\x12!\n" +
+	"\fverify_fatal\x183 \x01(\bR\vverifyFatal\x12'\n" +
+	"\x0fverify_interval\x184 \x01(\x04R\x0everifyInterval\x12\x1f\n" +
+	"\vverify_dump\x185 \x01(\bR\n" +
+	"verifyDump\x12O\n" +
+	"\x13random_distribution\x186 \x01(\x0e2\x1e.writepath.fio.v1.DistributionR\x12randomDistribution\x12-\n" +
+	"\x12distribution_param\x187 \x01(\x01R\x11distributionParam\x12,\n" +
+	"\x05zones\x188 \x03(\v2\x16.writepath.fio.v1.ZoneR\x05zones\x12!\n" +
+	"\fcpus_allowed\x189 \x03(\rR\vcpusAllowed\x12\x1e\n" +
+	"\n" +
+	"invalidate\x18: \x01(\bR\n" +
+	"invalidate\x12\x16\n" +
+	"\x06unlink\x18; \x01(\bR\x06unlink\x12%\n" +
+	"\x0erefill_buffers\x18< \x01(\bR\rrefillBuffers\x12<\n" +
+	"\x1abuffer_compress_percentage\x18= \x01(\rR\x18bufferCompressPercentage\x122\n" +
+	"\x15buffer_compress_chunk\x18> \x01(\x04R\x13bufferCompressChunk\x12\x12\n" +
+	"\x04rate\x18? \x03(\x04R\x04rate\x12\x19\n" +
+	"\brate_min\x18@ \x03(\x04R\arateMin\x12\"\n" +
+	"\rrate_iops_min\x18A \x01(\x04R\vrateIopsMin\x12@\n" +
+	"\frate_process\x18B \x01(\x0e2\x1d.writepath.fio.v1.RateProcessR\vrateProcess\x12*\n" +
+	"\x04logs\x18C \x01(\v2\x16.writepath.fio.v1.LogsR\x04logs\x12'\n" +
+	"\x0fpercentile_list\x18D \x03(\x01R\x0epercentileList\x12)\n" +
+	"\x10clat_percentiles\x18E \x01(\bR\x0fclatPercentiles\x12'\n" +
+	"\x0flat_percentiles\x18F \x01(\bR\x0elatPercentiles\x12)\n" +
+	"\x10slat_percentiles\x18G \x01(\bR\x0fslatPercentiles\x120\n" +
+	"\x14unified_rw_reporting\x18H \x01(\bR\x12unifiedRwReporting\x12!\n" +
+	"\fzero_buffers\x18I \x01(\bR\vzeroBuffers\x12%\n" +
+	"\x0everify_backlog\x18J \x01(\x04R\rverifyBacklog\x12)\n" +
+	"\x10scramble_buffers\x18K \x01(\bR\x0fscrambleBuffers\x12\"\n" +
+	"\rrate_iops_dir\x18L \x03(\x04R\vrateIopsDir\x12\x1d\n" +
+	"\n" +
+	"ramp_bytes\x18M \x01(\x04R\trampBytes\x12 \n" +
+	"\vdescription\x18N \x01(\tR\vdescription\x12#\n" +
+	"\rhugepage_size\x18O \x01(\x04R\fhugepageSize\x12\x1f\n" +
+	"\vcreate_only\x18P \x01(\bR\n" +
+	"createOnly\x12\x1d\n" +
+	"\n" +
+	"number_ios\x18Q \x01(\x04R\tnumberIos\x12!\n" +
+	"\fsize_percent\x18R \x01(\rR\vsizePercent\x12%\n" +
+	"\x0eoffset_percent\x18S \x01(\rR\roffsetPercent*\x95\x01\n" +
 	"\fOutputFormat\x12\x1d\n" +
 	"\x19OUTPUT_FORMAT_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14OUTPUT_FORMAT_NORMAL\x10\x01\x12\x16\n" +
 	"\x12OUTPUT_FORMAT_JSON\x10\x02\x12\x1b\n" +
-	"\x17OUTPUT_FORMAT_JSON_PLUS\x10\x03*\xaf\x01\n" +
+	"\x17OUTPUT_FORMAT_JSON_PLUS\x10\x03\x12\x17\n" +
+	"\x13OUTPUT_FORMAT_TERSE\x10\x04*\xaf\x01\n" +
 	"\tReadWrite\x12\x1a\n" +
 	"\x16READ_WRITE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fREAD_WRITE_READ\x10\x01\x12\x14\n" +
@@ -787,14 +1868,47 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\x13READ_WRITE_RANDREAD\x10\x03\x12\x18\n" +
 	"\x14READ_WRITE_RANDWRITE\x10\x04\x12\x11\n" +
 	"\rREAD_WRITE_RW\x10\x05\x12\x15\n" +
-	"\x11READ_WRITE_RANDRW\x10\x06*\x92\x01\n" +
+	"\x11READ_WRITE_RANDRW\x10\x06*\xe9\x01\n" +
 	"\bIOEngine\x12\x19\n" +
 	"\x15IO_ENGINE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fIO_ENGINE_PSYNC\x10\x01\x12\x12\n" +
 	"\x0eIO_ENGINE_SYNC\x10\x02\x12\x14\n" +
 	"\x10IO_ENGINE_PVSYNC\x10\x03\x12\x14\n" +
 	"\x10IO_ENGINE_LIBAIO\x10\x04\x12\x16\n" +
-	"\x12IO_ENGINE_IO_URING\x10\x05*b\n" +
+	"\x12IO_ENGINE_IO_URING\x10\x05\x12\x12\n" +
+	"\x0eIO_ENGINE_NULL\x10\x06\x12\x15\n" +
+	"\x11IO_ENGINE_PVSYNC2\x10\a\x12\x16\n" +
+	"\x12IO_ENGINE_POSIXAIO\x10\b\x12\x12\n" +
+	"\x0eIO_ENGINE_MMAP\x10\t*\xc2\x01\n" +
+	"\fDistribution\x12\x1c\n" +
+	"\x18DISTRIBUTION_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13DISTRIBUTION_RANDOM\x10\x01\x12\x15\n" +
+	"\x11DISTRIBUTION_ZIPF\x10\x02\x12\x17\n" +
+	"\x13DISTRIBUTION_PARETO\x10\x03\x12\x17\n" +
+	"\x13DISTRIBUTION_NORMAL\x10\x04\x12\x16\n" +
+	"\x12DISTRIBUTION_ZONED\x10\x05\x12\x1a\n" +
+	"\x16DISTRIBUTION_ZONED_ABS\x10\x06*\x8a\x02\n" +
+	"\x06Verify\x12\x16\n" +
+	"\x12VERIFY_UNSPECIFIED\x10\x00\x12\x0f\n" +
+	"\vVERIFY_NONE\x10\x01\x12\x0e\n" +
+	"\n" +
+	"VERIFY_MD5\x10\x02\x12\x11\n" +
+	"\rVERIFY_CRC32C\x10\x03\x12\x10\n" +
+	"\fVERIFY_CRC32\x10\x04\x12\x10\n" +
+	"\fVERIFY_CRC64\x10\x05\x12\x0f\n" +
+	"\vVERIFY_SHA1\x10\x06\x12\x11\n" +
+	"\rVERIFY_SHA256\x10\a\x12\x11\n" +
+	"\rVERIFY_SHA512\x10\b\x12\x11\n" +
+	"\rVERIFY_XXHASH\x10\t\x12\x12\n" +
+	"\x0eVERIFY_PATTERN\x10\n" +
+	"\x12\x10\n" +
+	"\fVERIFY_CRC16\x10\v\x12\x0f\n" +
+	"\vVERIFY_CRC7\x10\f\x12\x0f\n" +
+	"\vVERIFY_META\x10\r*^\n" +
+	"\vRateProcess\x12\x1c\n" +
+	"\x18RATE_PROCESS_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13RATE_PROCESS_LINEAR\x10\x01\x12\x18\n" +
+	"\x14RATE_PROCESS_POISSON\x10\x02*b\n" +
 	"\bSyncMode\x12\x19\n" +
 	"\x15SYNC_MODE_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eSYNC_MODE_NONE\x10\x01\x12\x12\n" +
@@ -820,32 +1934,48 @@ func file_writepath_fio_v1_spec_proto_rawDescGZIP() []byte {
 	return file_writepath_fio_v1_spec_proto_rawDescData
 }
 
-var file_writepath_fio_v1_spec_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_writepath_fio_v1_spec_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_writepath_fio_v1_spec_proto_enumTypes = make([]protoimpl.EnumInfo, 8)
+var file_writepath_fio_v1_spec_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_writepath_fio_v1_spec_proto_goTypes = []any{
-	(OutputFormat)(0), // 0: writepath.fio.v1.OutputFormat
-	(ReadWrite)(0),    // 1: writepath.fio.v1.ReadWrite
-	(IOEngine)(0),     // 2: writepath.fio.v1.IOEngine
-	(SyncMode)(0),     // 3: writepath.fio.v1.SyncMode
-	(Fallocate)(0),    // 4: writepath.fio.v1.Fallocate
-	(*Spec)(nil),      // 5: writepath.fio.v1.Spec
-	(*Option)(nil),    // 6: writepath.fio.v1.Option
-	(*Job)(nil),       // 7: writepath.fio.v1.Job
+	(OutputFormat)(0),  // 0: writepath.fio.v1.OutputFormat
+	(ReadWrite)(0),     // 1: writepath.fio.v1.ReadWrite
+	(IOEngine)(0),      // 2: writepath.fio.v1.IOEngine
+	(Distribution)(0),  // 3: writepath.fio.v1.Distribution
+	(Verify)(0),        // 4: writepath.fio.v1.Verify
+	(RateProcess)(0),   // 5: writepath.fio.v1.RateProcess
+	(SyncMode)(0),      // 6: writepath.fio.v1.SyncMode
+	(Fallocate)(0),     // 7: writepath.fio.v1.Fallocate
+	(*Spec)(nil),       // 8: writepath.fio.v1.Spec
+	(*Option)(nil),     // 9: writepath.fio.v1.Option
+	(*BlockSizes)(nil), // 10: writepath.fio.v1.BlockSizes
+	(*BlockSplit)(nil), // 11: writepath.fio.v1.BlockSplit
+	(*Zone)(nil),       // 12: writepath.fio.v1.Zone
+	(*Logs)(nil),       // 13: writepath.fio.v1.Logs
+	(*Job)(nil),        // 14: writepath.fio.v1.Job
 }
 var file_writepath_fio_v1_spec_proto_depIdxs = []int32{
-	7, // 0: writepath.fio.v1.Spec.jobs:type_name -> writepath.fio.v1.Job
-	0, // 1: writepath.fio.v1.Spec.output_format:type_name -> writepath.fio.v1.OutputFormat
-	6, // 2: writepath.fio.v1.Spec.global_options:type_name -> writepath.fio.v1.Option
-	1, // 3: writepath.fio.v1.Job.rw:type_name -> writepath.fio.v1.ReadWrite
-	2, // 4: writepath.fio.v1.Job.ioengine:type_name -> writepath.fio.v1.IOEngine
-	3, // 5: writepath.fio.v1.Job.sync:type_name -> writepath.fio.v1.SyncMode
-	4, // 6: writepath.fio.v1.Job.fallocate:type_name -> writepath.fio.v1.Fallocate
-	6, // 7: writepath.fio.v1.Job.options:type_name -> writepath.fio.v1.Option
-	8, // [8:8] is the sub-list for method output_type
-	8, // [8:8] is the sub-list for method input_type
-	8, // [8:8] is the sub-list for extension type_name
-	8, // [8:8] is the sub-list for extension extendee
-	0, // [0:8] is the sub-list for field type_name
+	14, // 0: writepath.fio.v1.Spec.jobs:type_name -> writepath.fio.v1.Job
+	0,  // 1: writepath.fio.v1.Spec.output_format:type_name -> writepath.fio.v1.OutputFormat
+	9,  // 2: writepath.fio.v1.Spec.global_options:type_name -> writepath.fio.v1.Option
+	0,  // 3: writepath.fio.v1.Spec.output_formats:type_name -> writepath.fio.v1.OutputFormat
+	11, // 4: writepath.fio.v1.BlockSizes.split:type_name -> writepath.fio.v1.BlockSplit
+	1,  // 5: writepath.fio.v1.Job.rw:type_name -> writepath.fio.v1.ReadWrite
+	2,  // 6: writepath.fio.v1.Job.ioengine:type_name -> writepath.fio.v1.IOEngine
+	6,  // 7: writepath.fio.v1.Job.sync:type_name -> writepath.fio.v1.SyncMode
+	7,  // 8: writepath.fio.v1.Job.fallocate:type_name -> writepath.fio.v1.Fallocate
+	9,  // 9: writepath.fio.v1.Job.options:type_name -> writepath.fio.v1.Option
+	10, // 10: writepath.fio.v1.Job.read_bs:type_name -> writepath.fio.v1.BlockSizes
+	10, // 11: writepath.fio.v1.Job.write_bs:type_name -> writepath.fio.v1.BlockSizes
+	4,  // 12: writepath.fio.v1.Job.verify:type_name -> writepath.fio.v1.Verify
+	3,  // 13: writepath.fio.v1.Job.random_distribution:type_name -> writepath.fio.v1.Distribution
+	12, // 14: writepath.fio.v1.Job.zones:type_name -> writepath.fio.v1.Zone
+	5,  // 15: writepath.fio.v1.Job.rate_process:type_name -> writepath.fio.v1.RateProcess
+	13, // 16: writepath.fio.v1.Job.logs:type_name -> writepath.fio.v1.Logs
+	17, // [17:17] is the sub-list for method output_type
+	17, // [17:17] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_writepath_fio_v1_spec_proto_init() }
@@ -858,8 +1988,8 @@ func file_writepath_fio_v1_spec_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_writepath_fio_v1_spec_proto_rawDesc), len(file_writepath_fio_v1_spec_proto_rawDesc)),
-			NumEnums:      5,
-			NumMessages:   3,
+			NumEnums:      8,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,0 +1,229 @@
+package fio
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/writepath/writepath/workload"
+)
+
+// RunCommand is `writepath fio ARGS...`: fio's command line run locally,
+// printing what fio prints where fio prints it: reports on stdout (or
+// --output), nothing on stderr but errors (fio's test driver wants stderr
+// empty). version is writepath's release, shown after fio's.
+func RunCommand(ctx context.Context, args []string, stdout, stderr io.Writer, version string) error {
+	c, err := ParseCommand(args)
+	if err != nil {
+		return err
+	}
+	switch c.Action {
+	case ActionVersion:
+		_, err = fmt.Fprintln(stdout, versionString(version))
+		return err
+	case ActionHelp:
+		return writeHelp(stdout, version)
+	case ActionCmdHelp:
+		return writeCmdHelp(stdout, c.Arg)
+	case ActionEngHelp:
+		return writeEngHelp(stdout, c.Arg)
+	case ActionShowCmd:
+		_, err = io.WriteString(stdout, c.ShowCmd)
+		return err
+	case ActionParseOnly:
+		return nil
+	}
+	return runLocal(ctx, c, stdout, stderr, version)
+}
+
+// runLocal runs the jobs with a Recorder ticked for the ETA line, then
+// writes the report.
+func runLocal(ctx context.Context, c *Command, stdout, stderr io.Writer, version string) error {
+	w, err := New(c.Spec)
+	if err != nil {
+		return err
+	}
+	out := stdout
+	if c.Spec.Output != "" {
+		f, err := os.Create(c.Spec.Output)
+		if err != nil {
+			return fmt.Errorf("--output: %w", err)
+		}
+		defer f.Close()
+		out = f
+	}
+	// Layout notes go into the report, as fio prints them on stdout;
+	// stderr gets errors only.
+	env := workload.Env{Start: time.Now(), Version: version,
+		Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
+	rec := workload.NewRecorder(env.Start)
+	stop := showEta(c, rec, stdout)
+	runErr := w.Run(ctx, PhaseRun, env, rec)
+	stop()
+	if repErr := w.Report(out); repErr != nil && runErr == nil {
+		return repErr
+	}
+	return runErr
+}
+
+// showEta closes a Recorder interval every --eta-interval (1 s) and shows
+// it as fio's ETA line on stdout: with --eta=always, or --eta=auto when
+// stdout is a terminal; --eta-newline=t starts a new line every t instead
+// of rewriting one. The returned func stops it and waits.
+func showEta(c *Command, rec *workload.Recorder, stdout io.Writer) (stop func()) {
+	show := c.Eta == "always"
+	if f, ok := stdout.(*os.File); ok && c.Eta == "auto" {
+		_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+		show = err == nil
+	}
+	every := c.EtaInterval
+	if every <= 0 {
+		every = time.Second
+	}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		lastNL := time.Now()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-t.C:
+				line := ProgressLine(rec.Tick(now))
+				if !show {
+					continue
+				}
+				if c.EtaNewline > 0 && now.Sub(lastNL) >= c.EtaNewline {
+					fmt.Fprintf(stdout, "%s\n", line)
+					lastNL = now
+				} else {
+					fmt.Fprintf(stdout, "\r%s\x1b[K", line)
+				}
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		if show {
+			fmt.Fprint(stdout, "\r\x1b[K")
+		}
+	}
+}
+
+// writeHelp is fio's --help, listing what writepath accepts.
+func writeHelp(w io.Writer, version string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\nfio [options] [job options] <job file(s)>\n", versionString(version))
+	for _, l := range helpLines {
+		fmt.Fprintf(&b, "  %-22s%s\n", l[0], l[1])
+	}
+	b.WriteString("\nRefused, with the reason: --debug --server --client --daemonize --remote-config --idle-prof\n" +
+		"--inflate-log --trigger* --cpuclock-test --crctest --merge-blktrace-only --bandwidth-log.\n" +
+		"Job options: --cmdhelp=all; engines: --enghelp.\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+var helpLines = [][2]string{
+	{"--parse-only", "Parse options only, don't start any IO"},
+	{"--output", "Write output to file"},
+	{"--minimal", "Minimal (terse) output"},
+	{"--output-format=type", "Output format (terse,json,json+,normal)"},
+	{"--terse-version=type", "Set terse version output format (default 3, or 2 or 4 or 5)"},
+	{"--version", "Print version info and exit"},
+	{"--help", "Print this page"},
+	{"--cmdhelp=cmd", "Print command help, \"all\" for all of them"},
+	{"--enghelp=engine", "Print ioengine help, or list available ioengines"},
+	{"--showcmd", "Turn a job file into command line options"},
+	{"--eta=when", "When ETA estimate should be printed (always, never, auto)"},
+	{"--eta-newline=t", "Force a new line for every 't' period passed"},
+	{"--eta-interval=t", "Update the ETA line every 't' (default 1s)"},
+	{"--readonly", "Turn on safety read-only checks, preventing writes"},
+	{"--section=name", "Only run specified section in job file, multiple sections can be specified"},
+	{"--alloc-size=kb", "Accepted; writepath has no smalloc pool"},
+	{"--warnings-fatal", "Accepted; every parser problem is already an error"},
+	{"--max-jobs=nr", "Accepted (fio 3.33 ignores it too); at most 4096 jobs"},
+	{"--aux-path=path", "Accepted; writepath writes no state files"},
+}
+
+// writeCmdHelp is fio's --cmdhelp: one option's help, or every option's
+// with "all" (or nothing).
+func writeCmdHelp(w io.Writer, name string) error {
+	var b strings.Builder
+	if name == "" || name == "all" {
+		names := make([]string, 0, len(optionTable))
+		for _, o := range optionTable {
+			names = append(names, o.name)
+		}
+		for _, n := range names {
+			fmt.Fprintf(&b, "%-24s: %s\n", n, options[n].help)
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	main := name
+	if a, ok := aliases[name]; ok {
+		main = a
+	}
+	o, ok := options[main]
+	if !ok {
+		if why, no := refused[name]; no {
+			fmt.Fprintf(&b, "%20s: not supported here: %s\n", name, why)
+		} else {
+			fmt.Fprintf(&b, "No such command: %s\n", name)
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	fmt.Fprintf(&b, "%20s: %s\n", main, o.help)
+	var al []string
+	for a, n := range aliases {
+		if n == main {
+			al = append(al, a)
+		}
+	}
+	sort.Strings(al)
+	if len(al) > 0 {
+		fmt.Fprintf(&b, "%20s: %s\n", "alias", strings.Join(al, ", "))
+	}
+	kind := "string or number"
+	if o.flag {
+		kind = "boolean value"
+	}
+	fmt.Fprintf(&b, "%20s: %s\n", "type", kind)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeEngHelp is fio's --enghelp: the engines, or why one is refused.
+func writeEngHelp(w io.Writer, engine string) error {
+	var b strings.Builder
+	name, _, _ := strings.Cut(engine, ",")
+	switch _, ok := engineNames[name]; {
+	case name == "":
+		b.WriteString("Available IO engines:\n")
+		for _, e := range engineList() {
+			fmt.Fprintf(&b, "\t%s\n", e)
+		}
+	case ok:
+		fmt.Fprintf(&b, "engine %s has no engine-specific options here\n", name)
+	default:
+		why := refusedEngines[name]
+		if why == "" {
+			why = "unknown engine"
+		}
+		fmt.Fprintf(&b, "fio: engine %s not loadable: %s\n", name, why)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
