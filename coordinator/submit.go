@@ -111,11 +111,14 @@ func (c *Coordinator) kindLocked(url string) (*writepathv1.KindInfo, []string) {
 	return nil, keys(seen)
 }
 
-// pickPhases resolves the requested phase names (none: every phase).
+// pickPhases resolves the requested phase names (none: every phase that
+// does not run only on request).
 func pickPhases(kind *writepathv1.KindInfo, want []string) ([]*writepathv1.PhaseRecord, error) {
 	if len(want) == 0 {
 		for _, p := range kind.GetPhases() {
-			want = append(want, p.GetName())
+			if !p.GetOnRequest() {
+				want = append(want, p.GetName())
+			}
 		}
 	}
 	var out []*writepathv1.PhaseRecord

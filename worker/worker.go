@@ -108,7 +108,8 @@ func (w *Worker) hello() *writepathv1.Hello {
 			if p.Placement == workload.One {
 				pl = writepathv1.Placement_PLACEMENT_ONE
 			}
-			k.Phases = append(k.Phases, &writepathv1.PhaseInfo{Name: p.Name, Placement: pl, Measured: p.Measured})
+			k.Phases = append(k.Phases, &writepathv1.PhaseInfo{Name: p.Name, Placement: pl, Measured: p.Measured,
+				OnRequest: p.OnRequest})
 		}
 		h.Kinds = append(h.Kinds, k)
 	}

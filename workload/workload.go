@@ -133,6 +133,9 @@ type Phase struct {
 	// Measured phases stream latency intervals; others (prepare, cleanup)
 	// only report progress and a result.
 	Measured bool
+	// OnRequest phases run only when a run names them (oltp's prewarm); a
+	// run that names no phase runs every other one, in order.
+	OnRequest bool
 }
 
 // Meta describes a kind. Everything but New and FromArgs is data, so that a
@@ -153,6 +156,9 @@ type Meta struct {
 	// FromArgs builds a marshalled spec from command-line arguments in the
 	// kind's native syntax (fio options, sysbench options).
 	FromArgs func(args []string) ([]byte, error)
+	// Help, if set, prints the options FromArgs takes, with their defaults
+	// and descriptions, generated from the table the parser uses.
+	Help func(w io.Writer) error
 }
 
 // Phase returns the named phase.

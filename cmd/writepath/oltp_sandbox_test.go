@@ -48,7 +48,7 @@ func TestOltpSandboxRunsEveryPhase(t *testing.T) {
 		}
 	}
 	sum, _ := w.(workload.Summarizer).Summary("run")
-	if !bytes.Contains(sum, []byte("transactions:")) {
+	if !bytes.Contains(sum, []byte(`"transactions":`)) {
 		t.Errorf("run summary = %q", sum)
 	}
 	var sock string

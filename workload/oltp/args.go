@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -16,234 +15,100 @@ import (
 	oltpv1 "github.com/writepath/writepath/proto/writepath/oltp/v1"
 )
 
-// option is one sysbench command-line option.
-type option struct {
-	boolean bool // takes no value ("--skip-trx"), or on/off
-	set     func(s *oltpv1.Spec, v string) error
-}
-
-func uintOpt(f func(*oltpv1.Spec, uint32)) option {
-	return option{set: func(s *oltpv1.Spec, v string) error {
-		n, err := strconv.ParseUint(v, 10, 32)
-		if err != nil {
-			return fmt.Errorf("want a non-negative integer")
-		}
-		f(s, uint32(n))
-		return nil
-	}}
-}
-
-func floatOpt(f func(*oltpv1.Spec, float64)) option {
-	return option{set: func(s *oltpv1.Spec, v string) error {
-		x, err := strconv.ParseFloat(v, 64)
-		if err != nil || x != x {
-			return fmt.Errorf("want a number")
-		}
-		f(s, x)
-		return nil
-	}}
-}
-
-func boolOpt(f func(*oltpv1.Spec, bool)) option {
-	return option{boolean: true, set: func(s *oltpv1.Spec, v string) error {
-		switch strings.ToLower(v) {
-		case "", "on", "true", "yes", "1":
-			f(s, true)
-		case "off", "false", "no", "0":
-			f(s, false)
-		default:
-			return fmt.Errorf("want on or off")
-		}
-		return nil
-	}}
-}
-
-func strOpt(f func(*oltpv1.Spec, string)) option {
-	return option{set: func(s *oltpv1.Spec, v string) error { f(s, v); return nil }}
-}
-
-func connOf(s *oltpv1.Spec) *oltpv1.Connection {
-	if s.Connection == nil {
-		s.Connection = &oltpv1.Connection{}
-	}
-	return s.Connection
-}
-
-func server(s *oltpv1.Spec) *oltpv1.Server {
-	if s.Server == nil {
-		s.Server = &oltpv1.Server{}
-	}
-	return s.Server
-}
-
-// options are sysbench's names (dashes; underscores are accepted too).
-var options = map[string]option{
-	"tables":               uintOpt(func(s *oltpv1.Spec, v uint32) { s.Tables = &v }),
-	"table-size":           uintOpt(func(s *oltpv1.Spec, v uint32) { s.TableSize = &v }),
-	"threads":              uintOpt(func(s *oltpv1.Spec, v uint32) { s.Threads = &v }),
-	"time":                 uintOpt(func(s *oltpv1.Spec, v uint32) { s.TimeSeconds = &v }),
-	"events":               uintOpt(func(s *oltpv1.Spec, v uint32) { s.Events = uint64(v) }),
-	"warmup-time":          uintOpt(func(s *oltpv1.Spec, v uint32) { s.WarmupSeconds = v }),
-	"rate":                 floatOpt(func(s *oltpv1.Spec, v float64) { s.Rate = v }),
-	"tx-rate":              floatOpt(func(s *oltpv1.Spec, v float64) { s.Rate = v }),
-	"report-interval":      uintOpt(func(s *oltpv1.Spec, v uint32) { s.ReportIntervalSeconds = v }),
-	"percentile":           floatOpt(func(s *oltpv1.Spec, v float64) { s.Percentile = &v }),
-	"rand-type":            {set: setRandType},
-	"rand-seed":            {set: setSeed},
-	"rand-spec-iter":       uintOpt(func(s *oltpv1.Spec, v uint32) { s.RandSpecIter = &v }),
-	"rand-spec-pct":        uintOpt(func(s *oltpv1.Spec, v uint32) { s.RandSpecPct = &v }),
-	"rand-spec-res":        uintOpt(func(s *oltpv1.Spec, v uint32) { s.RandSpecRes = &v }),
-	"rand-pareto-h":        floatOpt(func(s *oltpv1.Spec, v float64) { s.RandParetoH = &v }),
-	"auto-inc":             boolOpt(func(s *oltpv1.Spec, v bool) { s.AutoInc = &v }),
-	"skip-trx":             boolOpt(func(s *oltpv1.Spec, v bool) { s.SkipTrx = v }),
-	"create-secondary":     boolOpt(func(s *oltpv1.Spec, v bool) { s.CreateSecondary = &v }),
-	"index-updates":        uintOpt(func(s *oltpv1.Spec, v uint32) { s.IndexUpdates = &v }),
-	"non-index-updates":    uintOpt(func(s *oltpv1.Spec, v uint32) { s.NonIndexUpdates = &v }),
-	"delete-inserts":       uintOpt(func(s *oltpv1.Spec, v uint32) { s.DeleteInserts = &v }),
-	"mysql-storage-engine": strOpt(func(s *oltpv1.Spec, v string) { s.MysqlStorageEngine = v }),
-	"mysql-host":           strOpt(func(s *oltpv1.Spec, v string) { connOf(s).Host = v }),
-	"mysql-port":           uintOpt(func(s *oltpv1.Spec, v uint32) { connOf(s).Port = &v }),
-	"mysql-socket":         strOpt(func(s *oltpv1.Spec, v string) { connOf(s).Socket = v }),
-	"mysql-user":           strOpt(func(s *oltpv1.Spec, v string) { connOf(s).User = &v }),
-	"mysql-password":       strOpt(func(s *oltpv1.Spec, v string) { connOf(s).Password = v }),
-	"mysql-db":             strOpt(func(s *oltpv1.Spec, v string) { connOf(s).Db = &v }),
-	"mysql-ignore-errors":  {set: setIgnore},
-	"db-ps-mode":           {set: setPSMode},
-	"db-driver":            {set: setDriver},
-	"mysqld-binary":        strOpt(func(s *oltpv1.Spec, v string) { server(s).Binary = v }),
-	// --binary and --set are the spellings campaigns and the crash kind use
-	// for a managed server; both fill the same Spec.Server.
-	"binary":          strOpt(func(s *oltpv1.Spec, v string) { server(s).Binary = v }),
-	"mysqld-dir":      strOpt(func(s *oltpv1.Spec, v string) { server(s).Dir = v }),
-	"mysqld-snapshot": strOpt(func(s *oltpv1.Spec, v string) { server(s).Snapshot = v }),
-	"mysqld-set":      {set: setServerSetting},
-	"set":             {set: setServerSetting},
-}
-
 var randTypes = map[string]oltpv1.RandType{
 	"uniform": oltpv1.RandType_RAND_TYPE_UNIFORM, "gaussian": oltpv1.RandType_RAND_TYPE_GAUSSIAN,
 	"special": oltpv1.RandType_RAND_TYPE_SPECIAL, "pareto": oltpv1.RandType_RAND_TYPE_PARETO,
 }
 
-func setRandType(s *oltpv1.Spec, v string) error {
-	t, ok := randTypes[strings.ToLower(v)]
-	if !ok {
-		return fmt.Errorf("want uniform, gaussian, special or pareto")
-	}
-	s.RandType = t
-	return nil
+// textOnly are the options that change only what `writepath sysbench`
+// prints; a spec (run oltp, campaigns, the crash load) has no text.
+var textOnly = map[string]bool{
+	"verbosity": true, "histogram": true, "debug": true, "validate": true, "help": true,
+	"version": true, "config_file": true, "db_debug": true, "report_checkpoints": true,
 }
 
-func setSeed(s *oltpv1.Spec, v string) error {
-	n, err := strconv.ParseUint(v, 10, 64)
-	if err != nil {
-		return fmt.Errorf("want a non-negative integer")
-	}
-	s.RandSeed = n
-	return nil
-}
-
-func setIgnore(s *oltpv1.Spec, v string) error {
-	c := connOf(s)
-	c.IgnoreErrorsSet = true
-	c.IgnoreErrors = nil
-	for _, e := range strings.Split(v, ",") {
-		if e = strings.TrimSpace(e); e != "" {
-			c.IgnoreErrors = append(c.IgnoreErrors, e)
-		}
-	}
-	_, err := resolveConn(c)
-	return err
-}
-
-func setPSMode(s *oltpv1.Spec, v string) error {
-	switch v {
-	case "auto":
-		s.UseTextProtocol = false
-	case "disable":
-		s.UseTextProtocol = true
-	default:
-		return fmt.Errorf("want auto or disable")
-	}
-	return nil
-}
-
-func setDriver(_ *oltpv1.Spec, v string) error {
-	if v != "mysql" {
-		return fmt.Errorf("only the mysql driver is supported")
-	}
-	return nil
-}
-
-func setServerSetting(s *oltpv1.Spec, v string) error {
-	k, val, _ := strings.Cut(v, "=")
-	if k = strings.TrimSpace(k); k == "" || strings.ContainsAny(k, " \t\n[]") || strings.Contains(val, "\n") {
-		return fmt.Errorf("want key=value")
-	}
-	server(s).Settings = append(server(s).Settings, &oltpv1.Setting{Key: k, Value: strings.TrimSpace(val)})
-	return nil
-}
-
-// ParseArgs parses sysbench-style options ("--tables=8", "--threads 16",
-// "--skip-trx", "--auto_inc=off") into a Spec, reporting every problem at
-// once. A leading "oltp_write_only" (sysbench's test name) is accepted.
+// ParseArgs parses sysbench oltp_write_only options ("--tables=8",
+// "--skip-trx", "--auto_inc=off", and also "--threads 16") into a Spec,
+// reporting every problem at once: the spec of `writepath run oltp`, of a
+// campaign cell, of the crash kind's load. A leading "oltp_write_only"
+// (sysbench's test name) is accepted. Options and their meaning are those
+// of ParseCommandLine; options that change only sysbench's text are
+// refused here, naming `writepath sysbench`.
 func ParseArgs(args []string) (*oltpv1.Spec, error) {
-	spec := &oltpv1.Spec{}
-	var errs []error
 	for i, a := range args {
 		if !utf8.ValidString(a) {
 			// Every value ends up in a protobuf string, which must be UTF-8.
 			return nil, fmt.Errorf("argument %d (%q) is not valid UTF-8", i+1, a)
 		}
 	}
+	vs := newValues()
+	var errs []error
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		if i == 0 && a == "oltp_write_only" {
+		if i == 0 && IsWriteOnly(a) {
 			continue
 		}
-		name, val, hasVal := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		name, val := splitOpt(a)
 		if !strings.HasPrefix(a, "--") || name == "" {
-			errs = append(errs, fmt.Errorf("argument %q: want --option=value (see sysbench oltp_write_only help)", a))
+			errs = append(errs, fmt.Errorf("argument %q: want --option=value (see writepath sysbench oltp_write_only help)", a))
 			continue
 		}
-		name = strings.ReplaceAll(strings.ToLower(name), "_", "-")
-		opt, ok := options[name]
-		if !ok {
-			errs = append(errs, fmt.Errorf("unknown option --%s%s", name, suggest(name)))
+		key := canon(strings.ToLower(name))
+		opt, ok := optIndex[key]
+		switch {
+		case !ok:
+			errs = append(errs, fmt.Errorf("invalid option: %s%s", a, suggest(key)))
+			continue
+		case textOnly[key]:
+			errs = append(errs, fmt.Errorf("--%s changes only the text sysbench prints; use writepath sysbench oltp_write_only [options] COMMAND", name))
 			continue
 		}
-		if !hasVal && !opt.boolean {
-			if i+1 >= len(args) {
+		if val == nil && opt.typ != tBool && opt.typ != tFile {
+			if i+1 >= len(args) || strings.HasPrefix(args[i+1], "--") {
 				errs = append(errs, fmt.Errorf("option --%s needs a value", name))
 				continue
 			}
 			i++
-			val = args[i]
+			val = &args[i]
 		}
-		if err := opt.set(spec, val); err != nil {
-			errs = append(errs, fmt.Errorf("--%s=%s: %w", name, val, err))
+		if err := vs.set(opt, val); err != nil {
+			errs = append(errs, fmt.Errorf("invalid option: --%s=%s (want on or off)", name, *val))
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
+	aliases(vs)
+	spec, specErrs := specFrom(vs)
+	if err := errors.Join(append(errs, specErrs...)...); err != nil {
 		return nil, err
 	}
-	if spec.RandSeed == 0 {
-		spec.RandSeed = freshSeed()
-	}
+	spec.RandSeed = seedOf(spec.RandSeed)
 	if _, err := Resolve(spec); err != nil {
 		return nil, err
 	}
 	return spec, nil
 }
 
-// freshSeed stands in for sysbench's --rand-seed=0 ("use the clock"). A
-// spec is deterministic from its seed, so the seed is chosen once, here,
-// and travels in the spec: every worker and a later re-run with
-// --rand-seed=N draw the same streams, while two command-line runs
-// differ, as two sysbench runs do. (A fixed default would replay the same
-// (id, c) pairs run after run, and an UPDATE that writes the value a row
-// already holds changes nothing: 0 affected rows, a different workload.)
-func freshSeed() uint64 {
+// aliases applies sysbench's deprecated spellings: --num-threads (when
+// above 1), --max-requests, --max-time and --tx-rate (when above 0).
+func aliases(vs *values) {
+	for _, d := range []struct{ old, now string }{{"num-threads", "threads"}, {"max-requests", "events"}, {"max-time", "time"}, {"tx-rate", "rate"}} {
+		if n, err := vs.integer(d.old); err == nil && n > 0 && (d.old != "num-threads" || n > 1) {
+			v, _ := vs.str(d.old)
+			_ = vs.set(optIndex[canon(d.now)], &v)
+		}
+	}
+}
+
+// seedOf stands in for sysbench's --rand-seed=0 ("use the clock"). A spec
+// is deterministic from its seed, so the seed is chosen once, here, and
+// travels in the spec: every worker and a later re-run with --rand-seed=N
+// draw the same streams, while two command-line runs differ, as two
+// sysbench runs do. (A fixed default would replay the same (id, c) pairs
+// run after run, and an UPDATE that writes the value a row already holds
+// changes nothing: 0 affected rows, a different workload.)
+func seedOf(seed uint64) uint64 {
+	if seed != 0 {
+		return seed
+	}
 	var b [8]byte
 	if _, err := cryptorand.Read(b[:]); err == nil {
 		if s := binary.LittleEndian.Uint64(b[:]); s != 0 {
@@ -263,11 +128,11 @@ func FromArgs(args []string) ([]byte, error) {
 }
 
 // suggest names a close option for a typo, e.g. " (did you mean --tables?)".
-func suggest(name string) string {
+func suggest(key string) string {
 	var names []string
-	for n := range options {
-		if strings.HasPrefix(n, name) || strings.HasPrefix(name, n) || strings.Contains(n, name) {
-			names = append(names, "--"+n)
+	for n, opt := range optIndex {
+		if strings.HasPrefix(n, key) || strings.HasPrefix(key, n) || strings.Contains(n, key) || editDistance(n, key) <= 2 {
+			names = append(names, "--"+opt.name)
 		}
 	}
 	if len(names) == 0 {
@@ -275,4 +140,32 @@ func suggest(name string) string {
 	}
 	sort.Strings(names)
 	return " (did you mean " + strings.Join(names, " or ") + "?)"
+}
+
+func connOf(s *oltpv1.Spec) *oltpv1.Connection {
+	if s.Connection == nil {
+		s.Connection = &oltpv1.Connection{}
+	}
+	return s.Connection
+}
+
+// editDistance is the Levenshtein distance of a and b (short names only).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

@@ -79,14 +79,17 @@ func TestParseArgsReportsEveryProblem(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"--tabels=8"}, []string{"unknown option --tabels"}},
-		{[]string{"--tables=x", "--rand-type=zipf", "--threads"}, []string{"--tables=x", "--rand-type=zipf", "--threads needs a value"}},
+		{[]string{"--tabels=8"}, []string{"invalid option: --tabels=8 (did you mean --tables?)"}},
+		{[]string{"--tables=x", "--rand-type=zipf", "--threads"}, []string{"--tables: 'x'", "distribution: zipf", "--threads needs a value"}},
 		{[]string{"tables=8"}, []string{`argument "tables=8"`}},
 		{[]string{"--tables=0", "--rand-spec-res=100"}, []string{"--tables=0", "--rand-spec-res=100"}},
 		{[]string{"--time=0"}, []string{"never end"}},
 		{[]string{"--mysql-ignore-errors=deadlock"}, []string{"not an error number"}},
 		{[]string{"--mysql-db=a;b"}, []string{"--mysql-db"}},
-		{[]string{"--db-driver=pgsql"}, []string{"mysql driver"}},
+		{[]string{"--db-driver=pgsql"}, []string{"MySQL protocol only"}},
+		{[]string{"--histogram"}, []string{"writepath sysbench"}},
+		{[]string{"--mysql-ssl"}, []string{"TLS"}},
+		{[]string{"--mysql-host=a,b"}, []string{"one server"}},
 	}
 	for _, tt := range tests {
 		_, err := ParseArgs(tt.args)
@@ -100,8 +103,11 @@ func TestParseArgsReportsEveryProblem(t *testing.T) {
 
 func TestRegisteredKind(t *testing.T) {
 	m, ok := workload.ByName("oltp")
-	if !ok || m.Kind != Kind || len(m.Phases) != 3 {
+	if !ok || m.Kind != Kind || len(m.Phases) != 4 || m.Help == nil {
 		t.Fatalf("ByName(oltp) = %+v, %v", m, ok)
+	}
+	if p, _ := m.Phase("prewarm"); p.Placement != workload.One || !p.OnRequest {
+		t.Errorf("prewarm phase = %+v; want One, on request", p)
 	}
 	if p, _ := m.Phase("run"); p.Placement != workload.All || !p.Measured {
 		t.Errorf("run phase = %+v; want All, measured", p)

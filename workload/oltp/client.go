@@ -50,6 +50,10 @@ type client struct {
 	in     []byte      // answers: in[off:n] is not yet consumed
 	off, n int
 
+	// dry is --mysql-dry-run: statements are drawn, never sent, and count
+	// as "other", as sysbench's driver counts them.
+	dry bool
+
 	// mu guards ss.fd against interrupt, the only other goroutine that
 	// touches it (once, on cancellation).
 	mu          sync.Mutex
@@ -58,7 +62,10 @@ type client struct {
 
 func newClient(s *runState, ss *session, th *thread, stream uint64) (*client, error) {
 	c := &client{s: s, th: th, rnd: NewRand(s.o.Rand, stream), plan: newPlan(&s.o),
-		out: make([]byte, 0, 512), in: make([]byte, 4096)}
+		out: make([]byte, 0, 512), in: make([]byte, 4096), dry: s.o.DryRun}
+	if c.dry {
+		return c, nil
+	}
 	if err := c.attach(ss); err != nil {
 		return nil, err
 	}
@@ -222,6 +229,10 @@ func (c *client) txn(ctx context.Context) error {
 func (c *client) attempt() error {
 	c.plan.draw(c.rnd, &c.s.o)
 	counts := c.th.counts
+	if c.dry {
+		counts.Other.Add(int64(len(c.plan.steps)))
+		return nil
+	}
 	for c.step = 0; c.step < len(c.plan.steps); c.step++ {
 		req, err := request(c.out, c.ss, &c.plan.steps[c.step])
 		if err != nil {

@@ -27,6 +27,16 @@ type Options struct {
 	TextProtocol                      bool
 
 	Conn ConnOptions
+
+	Secondary, DryRun bool
+	// Checkpoints are --report-checkpoints; ForcedShutdown is how long
+	// after Time the run cuts transactions off (nil: never).
+	Checkpoints    []time.Duration
+	ForcedShutdown *time.Duration
+
+	// Text is where phases print sysbench's lines (nil: nowhere). It is
+	// not part of the spec: whoever runs a phase sets it.
+	Text *Text
 }
 
 // ConnOptions are sysbench's --mysql-* options.
@@ -54,7 +64,14 @@ func Resolve(spec *oltpv1.Spec) (Options, error) {
 		AutoInc: b(spec.AutoInc, true), SkipTrx: spec.GetSkipTrx(), CreateSecondary: b(spec.CreateSecondary, true),
 		IndexUpdates: int(u32(spec.IndexUpdates, 1)), NonIndexUpdates: int(u32(spec.NonIndexUpdates, 1)),
 		DeleteInserts: int(u32(spec.DeleteInserts, 1)), Engine: spec.GetMysqlStorageEngine(),
-		TextProtocol: spec.GetUseTextProtocol(),
+		TextProtocol: spec.GetUseTextProtocol(), Secondary: spec.GetSecondary(), DryRun: spec.GetDryRun(),
+	}
+	for _, c := range spec.GetReportCheckpoints() {
+		o.Checkpoints = append(o.Checkpoints, secs(c))
+	}
+	if spec.ForcedShutdownSeconds != nil {
+		d := secs(spec.GetForcedShutdownSeconds())
+		o.ForcedShutdown = &d
 	}
 	if o.Engine == "" {
 		o.Engine = "innodb"

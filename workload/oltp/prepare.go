@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,9 +27,23 @@ const (
 	bulkBytes = 256 << 10
 )
 
-// Prepare creates the tables, loads them with --threads connections in
-// parallel, then adds the secondary indexes (also in parallel).
+// Prepare creates the tables and loads them with up to --threads
+// connections, each table followed by its secondary index, printing
+// sysbench's lines on o.Text ("Creating table 'sbtest1'...", "Inserting
+// 10000 records into 'sbtest1'", "Creating a secondary index on
+// 'sbtest1'..."). Like sysbench, each table is loaded by one connection,
+// tables in parallel; with fewer than half as many tables as threads the
+// tables are first created, then loaded in id ranges by several
+// connections each, then indexed (see chunks).
 func Prepare(ctx context.Context, o Options, env workload.Env) error {
+	if o.DryRun {
+		// --mysql-dry-run: every statement "succeeds" without a server.
+		for n := 1; n <= o.Tables; n++ {
+			_ = createTable(func(string) error { return nil }, o, n)
+			_ = createIndex(func(string) error { return nil }, o, n)
+		}
+		return nil
+	}
 	c, err := dial(ctx, o.Conn, false)
 	if err != nil {
 		return connectError(o.Conn, err)
@@ -43,33 +56,87 @@ func Prepare(ctx context.Context, o Options, env workload.Env) error {
 	if _, err := c.exec("USE " + quoteIdent(o.Conn.DB)); err != nil {
 		return fmt.Errorf("prepare: use %s: %w", o.Conn.DB, err)
 	}
-	log := env.Logger()
-	for n := 1; n <= o.Tables; n++ {
-		log.Info(fmt.Sprintf("Creating table 'sbtest%d'...", n))
-		if _, err := c.exec(createTableSQL(o, n)); err != nil {
-			if mysqlErrno(err) == erTableExists {
-				return fmt.Errorf("prepare: %w: %s.sbtest%d at %s: run the cleanup phase first", ErrTableExists, o.Conn.DB, n, o.Conn.where())
-			}
-			return fmt.Errorf("prepare: create sbtest%d: %w", n, err)
-		}
-	}
 	names, err := loadCharset(c)
 	if err != nil {
 		return fmt.Errorf("prepare: %w", err)
 	}
-	if err := load(ctx, o, env, names); err != nil {
+	work := chunks(o)
+	var done atomic.Int64
+	stopBar := progressBar(barWriter(o, env), int64(o.Tables)*int64(o.TableSize), &done)
+	defer stopBar()
+	if len(work) == o.Tables {
+		// One chunk per table: each connection creates, loads and indexes
+		// whole tables, as a sysbench thread does.
+		return parallel(ctx, o, o.Tables, names, func(c *wire.Conn, i int) error {
+			if err := createTable(wireExec(c), o, i+1); err != nil {
+				return err
+			}
+			if err := loadChunk(c, o, work[i], i, &done); err != nil {
+				return err
+			}
+			return createIndex(wireExec(c), o, i+1)
+		})
+	}
+	for n := 1; n <= o.Tables; n++ {
+		if err := createTable(connExec(c), o, n); err != nil {
+			return err
+		}
+	}
+	err = parallel(ctx, o, len(work), names, func(c *wire.Conn, i int) error {
+		return loadChunk(c, o, work[i], i, &done)
+	})
+	if err != nil {
 		return err
 	}
+	return parallel(ctx, o, o.Tables, "", func(c *wire.Conn, i int) error { return createIndex(wireExec(c), o, i+1) })
+}
+
+// barWriter is where the progress bar is drawn: env.Progress, unless
+// sysbench's lines are printed (they tell the progress, and a bar redrawn
+// over them would garble them).
+func barWriter(o Options, env workload.Env) io.Writer {
+	if o.Text != nil {
+		return nil
+	}
+	return env.Progress
+}
+
+// execFunc runs one statement: wireExec or connExec.
+type execFunc func(query string) error
+
+func wireExec(c *wire.Conn) execFunc {
+	return func(q string) error { _, err := c.Exec(q); return err }
+}
+
+func connExec(c *conn) execFunc {
+	return func(q string) error { _, err := c.exec(q); return err }
+}
+
+// createTable creates table n, saying so as sysbench does.
+func createTable(exec execFunc, o Options, n int) error {
+	o.Text.Printf(LevelNotice, "Creating table 'sbtest%d'...", n)
+	if err := exec(createTableSQL(o, n)); err != nil {
+		if mysqlErrno(err) == erTableExists {
+			return fmt.Errorf("prepare: %w: %s.sbtest%d at %s: run the cleanup phase first", ErrTableExists, o.Conn.DB, n, o.Conn.where())
+		}
+		return fmt.Errorf("prepare: create sbtest%d: %w", n, err)
+	}
+	if o.TableSize > 0 {
+		o.Text.Printf(LevelNotice, "Inserting %d records into 'sbtest%d'", o.TableSize, n)
+	}
+	return nil
+}
+
+// createIndex adds the secondary index of table n (--create-secondary).
+func createIndex(exec execFunc, o Options, n int) error {
 	if !o.CreateSecondary {
 		return nil
 	}
-	return parallel(ctx, o, o.Tables, "", func(c *wire.Conn, i int) error {
-		log.Info(fmt.Sprintf("Creating a secondary index on 'sbtest%d'...", i+1))
-		if _, err := c.Exec(createIndexSQL(i + 1)); err != nil {
-			return fmt.Errorf("prepare: index on sbtest%d: %w", i+1, err)
-		}
-		return nil
-	})
+	o.Text.Printf(LevelNotice, "Creating a secondary index on 'sbtest%d'...", n)
+	if err := exec(createIndexSQL(n)); err != nil {
+		return fmt.Errorf("prepare: index on sbtest%d: %w", n, err)
+	}
+	return nil
 }
 
 // chunk is rows [from, to] of table.
@@ -96,47 +163,38 @@ func chunks(o Options) []chunk {
 }
 
 // loadCharset returns the SET NAMES statement that makes the load
-// connections speak the tables' character set ("" to keep the default).
-// The load is bound by the server's CPU, and converting every c and pad
-// value from the connection's utf8mb4 (sysbench's default too) to a
-// latin1 table took 30% of it on MariaDB 10.11; in the tables' own
-// character set the server copies them. The values are ASCII digits and
-// dashes, the same bytes in every character set allowed here. The run
-// phase keeps utf8mb4, as sysbench does, so that its load is sysbench's.
+// connections speak the tables' character set ("" to keep the default):
+// the database's, as the tables are created without one. The load is
+// bound by the server's CPU, and converting every c and pad value from
+// the connection's utf8mb4 (sysbench's default too) to a latin1 table
+// took 30% of it on MariaDB 10.11; in the tables' own character set the
+// server copies them. The values are ASCII digits and dashes, the same
+// bytes in every character set allowed here. The run phase keeps utf8mb4,
+// as sysbench does, so that its load is sysbench's.
 func loadCharset(c *conn) (string, error) {
-	v, err := c.queryStrings("SELECT TABLE_COLLATION FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'sbtest1'")
+	v, err := c.queryStrings("SELECT DEFAULT_CHARACTER_SET_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = DATABASE()")
 	if err != nil {
-		return "", fmt.Errorf("character set of sbtest1: %w", err)
+		return "", fmt.Errorf("character set of %s: %w", "the database", err)
 	}
 	if len(v) != 1 {
 		return "", nil
 	}
-	switch cs, _, _ := strings.Cut(v[0], "_"); cs {
+	switch cs := v[0]; cs {
 	case "latin1", "ascii", "utf8", "utf8mb3", "utf8mb4", "binary":
 		return "SET NAMES " + cs, nil
 	}
 	return "", nil
 }
 
-// load inserts every row, reporting progress on env.Progress; the
-// connections first run names (loadCharset).
-func load(ctx context.Context, o Options, env workload.Env, names string) error {
-	work := chunks(o)
-	var done atomic.Int64
-	total := int64(o.Tables) * int64(o.TableSize)
-	stopBar := progressBar(env.Progress, total, &done)
-	defer stopBar()
-	return parallel(ctx, o, len(work), names, func(c *wire.Conn, i int) error {
-		w := work[i]
-		// Each chunk has its own stream: the data is the same whatever
-		// the thread count.
-		rnd := NewRand(o.Rand, uint64(1<<32)+uint64(i))
-		err := loadPrepared(c, o, w, rnd, &done)
-		if n := mysqlErrno(err); n == erTooManyPrepared || n == erUnsupportedPS || err == errTextProtocol {
-			err = loadText(c, o, w, rnd, &done)
-		}
-		return err
-	})
+// loadChunk loads chunk w, the i-th of chunks(o): its random stream is
+// the chunk's, so the data is the same whatever the thread count.
+func loadChunk(c *wire.Conn, o Options, w chunk, i int, done *atomic.Int64) error {
+	rnd := NewRand(o.Rand, uint64(1<<32)+uint64(i))
+	err := loadPrepared(c, o, w, rnd, done)
+	if n := mysqlErrno(err); n == erTooManyPrepared || n == erUnsupportedPS || err == errTextProtocol {
+		err = loadText(c, o, w, rnd, done)
+	}
+	return err
 }
 
 // errTextProtocol: --db-ps-mode=disable asks for text statements.
@@ -310,6 +368,12 @@ func drawBar(w io.Writer, done, total int64, elapsed time.Duration) {
 
 // Cleanup drops the tables.
 func Cleanup(ctx context.Context, o Options, env workload.Env) error {
+	if o.DryRun {
+		for n := 1; n <= o.Tables; n++ {
+			o.Text.Printf(LevelNotice, "Dropping table 'sbtest%d'...", n)
+		}
+		return nil
+	}
 	c, err := dial(ctx, o.Conn, true)
 	if err != nil {
 		return connectError(o.Conn, err)
@@ -317,7 +381,7 @@ func Cleanup(ctx context.Context, o Options, env workload.Env) error {
 	stop := c.interruptOn(ctx)
 	defer func() { stop(); c.close() }()
 	for n := 1; n <= o.Tables; n++ {
-		env.Logger().Info(fmt.Sprintf("Dropping table 'sbtest%d'...", n))
+		o.Text.Printf(LevelNotice, "Dropping table 'sbtest%d'...", n)
 		if _, err := c.exec(dropTableSQL(n)); err != nil {
 			return fmt.Errorf("cleanup: drop sbtest%d: %w", n, err)
 		}

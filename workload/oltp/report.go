@@ -6,73 +6,40 @@ import (
 	"io"
 	"math"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/writepath/writepath/hist"
-	"github.com/writepath/writepath/workload"
 )
 
-// reporter prints sysbench's interval lines on env.Progress every
-// --report-interval until the returned stop is called:
+// IntervalLine is sysbench's intermediate report of one interval: elapsed
+// seconds since the start, threads, and per second over secs: events,
+// queries (read/write/other), the percentile's latency in ms, ignored
+// errors and reconnects.
 //
 //	[ 10s ] thds: 64 tps: 812.30 qps: 4873.80 (r/w/o: 0.00/3249.20/1624.60) lat (ms,95%): 101.13 err/s: 0.00 reconn/s: 0.00
-func (s *runState) reporter(env workload.Env) (stop func()) {
-	if env.Progress == nil || s.o.ReportInterval <= 0 {
-		return func() {}
-	}
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(s.o.ReportInterval)
-		defer t.Stop()
-		var last countSnap
-		h := hist.New()
-		for {
-			select {
-			case <-quit:
-				return
-			case now := <-t.C:
-				last = s.intervalLine(env.Progress, now, last, h)
-			}
-		}
-	})
-	return func() { close(quit); wg.Wait() }
+func IntervalLine(elapsed, secs float64, threads int, c Counts64, pct int, latMs float64) string {
+	per := func(n int64) float64 { return float64(n) / math.Max(secs, 1e-9) }
+	return fmt.Sprintf("[ %.0fs ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%d%%): %4.2f err/s: %4.2f reconn/s: %4.2f",
+		elapsed, threads, per(c.Transactions), per(c.Reads+c.Writes+c.Other), per(c.Reads), per(c.Writes), per(c.Other),
+		pct, latMs, per(c.Errors), per(c.Reconnects))
 }
 
-func (s *runState) intervalLine(w io.Writer, now time.Time, last countSnap, h *hist.Histogram) countSnap {
-	h.Reset()
-	var cur countSnap
-	for _, t := range s.threads {
-		t.st.takeInterval(h)
-		c := t.counts
-		cur.trx += c.Transactions.Load()
-		cur.writes += c.Writes.Load()
-		cur.other += c.Other.Load()
-		cur.errors += c.Errors.Load()
-		cur.reconnects += c.Reconnects.Load()
-	}
-	sec := s.o.ReportInterval.Seconds()
-	per := func(a, b int64) float64 { return float64(a-b) / sec }
-	pct := s.o.Percentile
-	if pct == 0 {
-		pct = 100
-	}
-	fmt.Fprintf(w, "[ %ds ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) lat (ms,%g%%): %.2f err/s: %.2f reconn/s: %.2f\n",
-		int(math.Round(now.Sub(s.start).Seconds())), len(s.threads), per(cur.trx, last.trx),
-		per(cur.writes+cur.other, last.writes+last.other), 0.0, per(cur.writes, last.writes), per(cur.other, last.other),
-		pct, ms(h.Percentile(pct)), per(cur.errors, last.errors), per(cur.reconnects, last.reconnects))
-	return cur
+// Counts64 are sysbench's counters over a span.
+type Counts64 struct {
+	Transactions, Reads, Writes, Other, Errors, Reconnects int64
 }
 
 func ms(ns int64) float64 { return float64(ns) / 1e6 }
 
-// Summary is the end-of-run statistics of one worker, in sysbench's
-// sections. Latencies are milliseconds.
+// Summary is the statistics of one worker's run (or of a checkpoint), in
+// sysbench's sections. Latencies are milliseconds.
 type Summary struct {
-	Threads       int     `json:"threads"`
-	Seed          uint64  `json:"rand_seed"`
+	Threads int    `json:"threads"`
+	Seed    uint64 `json:"rand_seed"`
+	// TotalTimeSec is the time since the start (after the warm-up);
+	// IntervalSec is the span the counts cover: since the last checkpoint.
 	TotalTimeSec  float64 `json:"total_time_s"`
+	IntervalSec   float64 `json:"interval_s"`
 	Transactions  int64   `json:"transactions"`
 	Reads         int64   `json:"reads"`
 	Writes        int64   `json:"writes"`
@@ -92,6 +59,28 @@ type Summary struct {
 	EventsStddev      float64 `json:"events_stddev"`
 	ExecTimeAvgSec    float64 `json:"exec_time_avg_s"`
 	ExecTimeStddevSec float64 `json:"exec_time_stddev_s"`
+	// PerThread is each thread's statistics (--debug prints them).
+	PerThread []ThreadStat `json:"per_thread,omitempty"`
+	// Unfinished counts transactions cut off by --forced-shutdown.
+	Unfinished     int  `json:"unfinished,omitempty"`
+	ForcedShutdown bool `json:"forced_shutdown,omitempty"`
+	// Checkpoints are the --report-checkpoints reports, in order.
+	Checkpoints []*Summary `json:"checkpoints,omitempty"`
+	// CheckpointSec is when a checkpoint report was taken (seconds since
+	// the start).
+	CheckpointSec float64 `json:"checkpoint_s,omitempty"`
+
+	// hist is the latency histogram (for --histogram); local only.
+	hist *hist.Histogram
+}
+
+// ThreadStat is one thread's events and latencies (ms; sum in seconds).
+type ThreadStat struct {
+	Events int64   `json:"events"`
+	Min    float64 `json:"min_ms"`
+	Avg    float64 `json:"avg_ms"`
+	Max    float64 `json:"max_ms"`
+	SumSec float64 `json:"sum_s"`
 }
 
 // Latency is one latency section.
@@ -99,49 +88,16 @@ type Latency struct {
 	Min, Avg, Max, Pct, Sum float64
 }
 
-func latencyOf(h *hist.Histogram, pct float64, sum time.Duration) Latency {
-	return Latency{Min: ms(h.Min()), Avg: h.Mean() / 1e6, Max: ms(h.Max()), Pct: ms(h.Percentile(pct)),
-		Sum: float64(sum) / 1e6}
-}
+// Histogram returns the latency histogram the summary was made from (nil
+// when decoded from JSON).
+func (s *Summary) Histogram() *hist.Histogram { return s.hist }
 
-// summary gathers the threads' statistics at the end of the run.
-func (s *runState) summary(end time.Time) *Summary {
-	sum := &Summary{Threads: len(s.threads), Seed: s.o.Rand.Seed, Percentile: s.o.Percentile, Rate: s.o.Rate, Late: s.late.Load()}
-	from := s.start
-	if s.o.Warmup > 0 && end.After(s.warmEnd) {
-		from = s.warmEnd
+func latencyOf(h *hist.Histogram, pct float64, sum time.Duration) Latency {
+	l := Latency{Min: ms(h.Min()), Avg: h.Mean() / 1e6, Max: ms(h.Max()), Sum: float64(sum) / 1e6}
+	if pct > 0 {
+		l.Pct = ms(h.Percentile(pct))
 	}
-	sum.TotalTimeSec = end.Sub(from).Seconds()
-	total, uncorr := hist.New(), hist.New()
-	var busy time.Duration
-	var events, execs []float64
-	for _, t := range s.threads {
-		c := t.counts
-		sum.Transactions += c.Transactions.Load() - t.base.trx
-		sum.Writes += c.Writes.Load() - t.base.writes
-		sum.Other += c.Other.Load() - t.base.other
-		sum.IgnoredErrors += c.Errors.Load() - t.base.errors
-		sum.Reconnects += c.Reconnects.Load() - t.base.reconnects
-		t.st.mu.Lock()
-		_ = total.Merge(t.st.mu.total)
-		_ = uncorr.Merge(t.st.mu.uncorr)
-		busy += t.st.mu.busy
-		events = append(events, float64(t.st.mu.events))
-		execs = append(execs, t.st.mu.busy.Seconds())
-		t.st.mu.Unlock()
-	}
-	pct := s.o.Percentile
-	if pct == 0 {
-		pct = 100
-	}
-	sum.Latency = latencyOf(total, pct, busy)
-	if s.pacer != nil {
-		u := latencyOf(uncorr, pct, busy)
-		sum.Uncorrected = &u
-	}
-	sum.EventsAvg, sum.EventsStddev = meanStddev(events)
-	sum.ExecTimeAvgSec, sum.ExecTimeStddevSec = meanStddev(execs)
-	return sum
+	return l
 }
 
 func meanStddev(xs []float64) (float64, float64) {
@@ -160,49 +116,158 @@ func meanStddev(xs []float64) (float64, float64) {
 }
 
 // TPS is transactions per second over the measured time.
-func (s *Summary) TPS() float64 { return float64(s.Transactions) / math.Max(s.TotalTimeSec, 1e-9) }
+func (s *Summary) TPS() float64 { return float64(s.Transactions) / math.Max(s.span(), 1e-9) }
+
+func (s *Summary) span() float64 {
+	if s.IntervalSec > 0 {
+		return s.IntervalSec
+	}
+	return s.TotalTimeSec
+}
 
 // JSON is the summary as JSON.
 func (s *Summary) JSON() ([]byte, error) { return json.MarshalIndent(s, "", "  ") }
 
-// Text renders the summary with sysbench 1.0.20's sections and layout.
+// Text renders the summary with sysbench 1.0.20's sections and layout, at
+// the default verbosity and without the histogram.
 func (s *Summary) Text() string {
 	var b strings.Builder
-	per := func(n int64) float64 { return float64(n) / math.Max(s.TotalTimeSec, 1e-9) }
-	q := s.Reads + s.Writes + s.Other
-	fmt.Fprintf(&b, "SQL statistics:\n    queries performed:\n")
-	fmt.Fprintf(&b, "        read:                            %d\n", s.Reads)
-	fmt.Fprintf(&b, "        write:                           %d\n", s.Writes)
-	fmt.Fprintf(&b, "        other:                           %d\n", s.Other)
-	fmt.Fprintf(&b, "        total:                           %d\n", q)
-	fmt.Fprintf(&b, "    transactions:                        %-6d (%.2f per sec.)\n", s.Transactions, per(s.Transactions))
-	fmt.Fprintf(&b, "    queries:                             %-6d (%.2f per sec.)\n", q, per(q))
-	fmt.Fprintf(&b, "    ignored errors:                      %-6d (%.2f per sec.)\n", s.IgnoredErrors, per(s.IgnoredErrors))
-	fmt.Fprintf(&b, "    reconnects:                          %-6d (%.2f per sec.)\n", s.Reconnects, per(s.Reconnects))
-	if s.Rate > 0 {
-		fmt.Fprintf(&b, "    late transactions:                   %-6d (schedule --rate=%g fell behind by > 1 ms)\n", s.Late, s.Rate)
-	}
-	fmt.Fprintf(&b, "\nGeneral statistics:\n")
-	fmt.Fprintf(&b, "    total time:                          %.4fs\n", s.TotalTimeSec)
-	fmt.Fprintf(&b, "    total number of events:              %d\n", s.Transactions)
-	fmt.Fprintf(&b, "    random seed (--rand-seed):           %d\n", s.Seed)
-	writeLatency(&b, "Latency (ms):", s.Latency, s.Percentile)
-	if s.Uncorrected != nil {
-		writeLatency(&b, "Latency from actual start, not corrected for coordinated omission (ms):", *s.Uncorrected, s.Percentile)
-	}
-	fmt.Fprintf(&b, "\nThreads fairness:\n")
-	fmt.Fprintf(&b, "    events (avg/stddev):           %.4f/%3.2f\n", s.EventsAvg, s.EventsStddev)
-	fmt.Fprintf(&b, "    execution time (avg/stddev):   %.4f/%3.2f\n", s.ExecTimeAvgSec, s.ExecTimeStddevSec)
+	t := NewText(&b, Output{Verbosity: int(LevelNotice)})
+	s.Report(t)
 	return b.String()
 }
 
-func writeLatency(b *strings.Builder, title string, l Latency, pct float64) {
-	fmt.Fprintf(b, "\n%s\n", title)
-	fmt.Fprintf(b, "         min:                                  %7.2f\n", l.Min)
-	fmt.Fprintf(b, "         avg:                                  %7.2f\n", l.Avg)
-	fmt.Fprintf(b, "         max:                                  %7.2f\n", l.Max)
-	if pct > 0 {
-		fmt.Fprintf(b, "         %gth percentile:                     %7.2f\n", pct, l.Pct)
+// Report prints the summary as sysbench's report_cumulative does, on t
+// with t's options: the histogram first (--histogram), the per-thread
+// statistics (--debug), writepath's extra lines at info level.
+func (s *Summary) Report(t *Text) {
+	out := t.Output()
+	if out.Histogram && s.hist != nil {
+		t.Printf(LevelNotice, "Latency histogram (values are in milliseconds)")
+		var b strings.Builder
+		WriteHistogram(&b, s.hist)
+		t.Log(Line{Level: LevelFatal, Text: strings.TrimSuffix(b.String(), "\n"), Stamped: true}) // printf'd: always shown
+		t.Printf(LevelNotice, " ")
 	}
-	fmt.Fprintf(b, "         sum:                                  %7.2f\n", l.Sum)
+	per := func(n int64) float64 { return float64(n) / math.Max(s.span(), 1e-9) }
+	q := s.Reads + s.Writes + s.Other
+	n := func(format string, args ...any) {
+		t.Log(Line{Level: LevelNotice, Text: fmt.Sprintf(format, args...), Stamped: true})
+	}
+	n("SQL statistics:")
+	n("    queries performed:")
+	n("        read:                            %d", s.Reads)
+	n("        write:                           %d", s.Writes)
+	n("        other:                           %d", s.Other)
+	n("        total:                           %d", q)
+	n("    transactions:                        %-6d (%.2f per sec.)", s.Transactions, per(s.Transactions))
+	n("    queries:                             %-6d (%.2f per sec.)", q, per(q))
+	n("    ignored errors:                      %-6d (%.2f per sec.)", s.IgnoredErrors, per(s.IgnoredErrors))
+	n("    reconnects:                          %-6d (%.2f per sec.)", s.Reconnects, per(s.Reconnects))
+	info := func(format string, args ...any) {
+		t.Log(Line{Level: LevelInfo, Text: fmt.Sprintf(format, args...), Stamped: true})
+	}
+	if s.Rate > 0 {
+		info("    late transactions:                   %-6d (schedule --rate=%g fell behind by > 1 ms)", s.Late, s.Rate)
+	}
+	if s.ForcedShutdown && s.Unfinished > 0 {
+		n("")
+		n("Number of unfinished transactions on forced shutdown: %d", s.Unfinished)
+	}
+	n("")
+	n("General statistics:")
+	n("    total time:                          %.4fs", s.TotalTimeSec)
+	n("    total number of events:              %d", s.Transactions)
+	info("    random seed (--rand-seed):           %d", s.Seed)
+	n("")
+	latencySection(n, "Latency (ms):", s.Latency, s.Percentile)
+	if s.Uncorrected != nil {
+		latencySection(info, "Latency from actual start, not corrected for coordinated omission (ms):", *s.Uncorrected, s.Percentile)
+	}
+	n("Threads fairness:")
+	n("    events (avg/stddev):           %.4f/%3.2f", s.EventsAvg, s.EventsStddev)
+	n("    execution time (avg/stddev):   %.4f/%3.2f", s.ExecTimeAvgSec, s.ExecTimeStddevSec)
+	n("")
+	if out.Debug {
+		t.Log(Line{Level: LevelDebug, Text: "Verbose per-thread statistics:\n", Stamped: true})
+		for i, th := range s.PerThread {
+			t.Log(Line{Level: LevelDebug, Stamped: true, Text: fmt.Sprintf("    thread #%3d: min: %.4fs  avg: %.4fs  max: %.4fs  events: %d",
+				i, th.Min/1e3, th.Avg/1e3, th.Max/1e3, th.Events)})
+			t.Log(Line{Level: LevelDebug, Stamped: true, Text: fmt.Sprintf("                 total time taken by event execution: %.4fs", th.SumSec)})
+		}
+		n("")
+	}
+}
+
+func latencySection(n func(string, ...any), title string, l Latency, pct float64) {
+	n("%s", title)
+	n("         min: %39.2f", l.Min)
+	n("         avg: %39.2f", l.Avg)
+	n("         max: %39.2f", l.Max)
+	if pct > 0 {
+		n("        %3dth percentile: %27.2f", int(pct), l.Pct)
+	} else {
+		n("         percentile stats:               disabled")
+	}
+	n("         sum: %39.2f", l.Sum)
+	n("")
+}
+
+// sysbench's latency histogram: 1024 buckets, logarithmic from 0.001 to
+// 100,000 ms (sb_logger.c, sb_histogram.c).
+const (
+	sbBuckets = 1024
+	sbMinMs   = 1e-3
+	sbMaxMs   = 1e5
+)
+
+var (
+	sbDeduct = math.Log(sbMinMs)
+	sbMult   = (sbBuckets - 1) / (math.Log(sbMaxMs) - sbDeduct)
+)
+
+// sbBucket is the bucket of a value in ms.
+func sbBucket(v float64) int {
+	if v <= 0 {
+		return 0
+	}
+	i := int(math.Floor((math.Log(v)-sbDeduct)*sbMult + 0.5))
+	return min(max(i, 0), sbBuckets-1)
+}
+
+// WriteHistogram prints h as sysbench's --histogram does: its buckets,
+// each with the bucket's value in ms, a bar scaled to the fullest
+// bucket and the count. h's values fall into sysbench's buckets by value
+// (h's buckets are narrower: 0.1% against sysbench's 1.8%).
+func WriteHistogram(w io.Writer, h *hist.Histogram) {
+	var counts [sbBuckets]int64
+	for _, bar := range h.Buckets() {
+		counts[sbBucket(ms((bar.From+bar.To)/2))] += bar.Count
+	}
+	var most int64
+	for _, c := range counts {
+		most = max(most, c)
+	}
+	if most == 0 {
+		return
+	}
+	fmt.Fprintln(w, "       value  ------------- distribution ------------- count")
+	const stars = "****************************************"
+	for i, c := range counts {
+		if c == 0 {
+			continue
+		}
+		width := int(math.Floor(float64(c)*40/float64(most) + 0.5))
+		fmt.Fprintf(w, "%12.3f |%-40s %d\n", math.Exp(float64(i)/sbMult+sbDeduct), stars[:width], c)
+	}
+}
+
+// QueueLine is sysbench's second intermediate line in --rate mode.
+func QueueLine(elapsed float64, queue, concurrency int64) string {
+	return fmt.Sprintf("[ %.0fs ] queue length: %d, concurrency: %d", elapsed, queue, concurrency)
+}
+
+// CheckpointLine heads a --report-checkpoints report.
+func CheckpointLine(elapsed float64) string {
+	return fmt.Sprintf("[ %.0fs ] Checkpoint report:", elapsed)
 }

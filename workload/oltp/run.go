@@ -25,6 +25,15 @@ type runState struct {
 	threads []*thread
 	clients []*client
 	total   counters // recorder counters shared by all threads
+
+	// running counts clients still in their loop (after the end: those
+	// in an unfinished transaction).
+	running atomic.Int64
+	// sumMu serializes summaries (checkpoints and the final one).
+	sumMu          sync.Mutex
+	lastCheckpoint time.Time
+	// unfinished is running when --forced-shutdown cut the run off.
+	unfinished atomic.Int64
 }
 
 // counters are the Recorder's counters, named as sysbench names them.
@@ -38,30 +47,54 @@ type thread struct {
 	st          *threadStats
 	trx, uncorr *workload.Handle
 	last        countSnap
-	// base is the count when the warm-up ended: the summary counts from it.
+	// base is the count when the warm-up ended: the summary counts from
+	// it. Written once by the thread before baseSet is.
 	base    countSnap
-	baseSet bool
+	baseSet atomic.Bool
+	// ckpt is the count at the last checkpoint (summary's, under sumMu).
+	ckpt struct {
+		snap countSnap
+		set  bool
+	}
 }
 
 type countSnap struct{ trx, writes, other, errors, reconnects int64 }
 
-// Run executes the run phase: --threads Runners on this worker until
-// --time, --events or ctx ends it, and returns the summary.
+// Run executes the run phase: --threads connections on this worker until
+// --time, --events or ctx ends it, and returns the summary. It prints
+// sysbench's lines on o.Text: the start, the --report-interval lines, the
+// --report-checkpoints reports; the caller prints the final report.
 func Run(ctx context.Context, o Options, env workload.Env, rec *workload.Recorder) (*Summary, error) {
-	if err := checkTables(ctx, o); err != nil {
-		return nil, err
+	if !o.DryRun {
+		if err := checkTables(ctx, o); err != nil {
+			return nil, err
+		}
 	}
+	o.Text.Printf(LevelNotice, "Initializing worker threads...\n")
 	s, err := newRunState(ctx, o, env, rec)
 	if err != nil {
 		return nil, err
 	}
 	defer s.close()
-	stopStatus := startStatus(ctx, o.Conn, rec)
+	o.Text.Printf(LevelNotice, "Threads started!\n")
+	stopStatus := func() {}
+	if !o.DryRun {
+		stopStatus = startStatus(ctx, o.Conn, rec)
+	}
 	defer stopStatus()
-	stopReport := s.reporter(env)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	s.running.Store(int64(len(s.clients)))
+	stopWatch := s.watch(ctx, cancel)
 	err = s.loop(ctx)
-	stopReport()
-	sum := s.summary(time.Now())
+	end := time.Now()
+	checkpoints := stopWatch()
+	sum := s.summary(end, false)
+	sum.Checkpoints = checkpoints
+	if errors.Is(err, ErrForcedShutdown) {
+		sum.ForcedShutdown, sum.Unfinished = true, int(s.unfinished.Load())
+		return sum, err
+	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return sum, err
 	}
@@ -129,12 +162,14 @@ func (s *runState) connect(ctx context.Context, shard workload.Shard) error {
 	var wg sync.WaitGroup
 	for i := range s.threads {
 		wg.Go(func() {
-			ss, err := openSession(ctx, &s.o)
-			if err != nil {
-				errs[i] = err
-				return
+			if !s.o.DryRun { // --mysql-dry-run: no connection at all
+				ss, err := openSession(ctx, &s.o)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				sessions[i] = ss
 			}
-			sessions[i] = ss
 			t := &thread{counts: &Counts{}, st: newThreadStats(), trx: s.rec.Handle("trx")}
 			if s.o.Rate > 0 {
 				t.uncorr = s.rec.Handle("trx_uncorrected")
@@ -181,6 +216,7 @@ func (s *runState) loop(ctx context.Context) error {
 	var wg sync.WaitGroup
 	for _, c := range s.clients {
 		wg.Go(func() {
+			defer s.running.Add(-1)
 			if err := c.run(ctx); err != nil && ctx.Err() == nil {
 				cancel(err)
 			}
@@ -213,8 +249,9 @@ func (s *runState) record(t *thread, intended, began, done time.Time) {
 	counted := !done.Before(s.warmEnd)
 	t.st.record(lat, uncorr, counted)
 	c := t.counts
-	if counted && !t.baseSet {
-		t.base, t.baseSet = t.last, true
+	if counted && !t.baseSet.Load() {
+		t.base = t.last
+		t.baseSet.Store(true)
 	}
 	now := countSnap{c.Transactions.Load(), c.Writes.Load(), c.Other.Load(), c.Errors.Load(), c.Reconnects.Load()}
 	s.total.trx.Add(1)

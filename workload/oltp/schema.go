@@ -12,13 +12,17 @@ func createTableSQL(o Options, n int) string {
 	if o.AutoInc {
 		id = "INTEGER NOT NULL AUTO_INCREMENT"
 	}
+	key := "PRIMARY KEY"
+	if o.Secondary {
+		key = "KEY xid" // --secondary: id is a secondary key, InnoDB clusters on its own row id
+	}
 	return fmt.Sprintf(`CREATE TABLE sbtest%d(
   id %s,
   k INTEGER DEFAULT '0' NOT NULL,
   c CHAR(120) DEFAULT '' NOT NULL,
   pad CHAR(60) DEFAULT '' NOT NULL,
-  PRIMARY KEY (id)
-) /*! ENGINE = %s */ `, n, id, o.Engine)
+  %s (id)
+) /*! ENGINE = %s */ `, n, id, key, o.Engine)
 }
 
 // createIndexSQL is the secondary index sysbench adds after the load.

@@ -9,15 +9,15 @@ import (
 
 // threadStats are one run thread's latencies for the local report and the
 // final summary. Only its own thread records; the reporter swaps the
-// interval histogram under mu once per report interval.
+// interval histogram, and a checkpoint the totals, under mu.
 type threadStats struct {
 	mu struct {
 		sync.Mutex
 		interval *hist.Histogram // since the last interval line
-		total    *hist.Histogram // after warm-up: the summary's latency
+		total    *hist.Histogram // after warm-up, since the last checkpoint
 		uncorr   *hist.Histogram // rate mode: from the actual start
-		busy     time.Duration   // summed latency after warm-up (execution time)
-		events   int64           // transactions after warm-up
+		busy     time.Duration   // summed latency (execution time), as total
+		events   int64           // transactions, as total
 	}
 }
 
@@ -48,4 +48,25 @@ func (s *threadStats) takeInterval(into *hist.Histogram) {
 	_ = into.Merge(s.mu.interval) // same geometry: cannot drop
 	s.mu.interval.Reset()
 	s.mu.Unlock()
+}
+
+// threadTotals is a thread's part of a summary.
+type threadTotals struct {
+	total, uncorr *hist.Histogram
+	busy          time.Duration
+	events        int64
+}
+
+// totals returns the totals so far; with reset (a checkpoint) they start
+// again from zero, as sysbench's report checkpoints reset its counters.
+func (s *threadStats) totals(reset bool) threadTotals {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := threadTotals{total: s.mu.total.Clone(), uncorr: s.mu.uncorr.Clone(), busy: s.mu.busy, events: s.mu.events}
+	if reset {
+		s.mu.total.Reset()
+		s.mu.uncorr.Reset()
+		s.mu.busy, s.mu.events = 0, 0
+	}
+	return t
 }

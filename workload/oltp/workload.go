@@ -2,7 +2,9 @@ package oltp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"google.golang.org/protobuf/proto"
@@ -17,6 +19,7 @@ const Kind = "type.googleapis.com/writepath.oltp.v1.Spec"
 // Phase names.
 const (
 	PhasePrepare = "prepare"
+	PhasePrewarm = "prewarm"
 	PhaseRun     = "run"
 	PhaseCleanup = "cleanup"
 )
@@ -28,11 +31,13 @@ func init() {
 		Description: "sysbench 1.0.20 oltp_write_only, statement for statement",
 		Phases: []workload.Phase{
 			{Name: PhasePrepare, Placement: workload.One},
+			{Name: PhasePrewarm, Placement: workload.One, OnRequest: true},
 			{Name: PhaseRun, Placement: workload.All, Measured: true},
 			{Name: PhaseCleanup, Placement: workload.One},
 		},
 		New:      New,
 		FromArgs: FromArgs,
+		Help:     Help,
 	})
 }
 
@@ -42,9 +47,13 @@ type Workload struct {
 	Spec    *oltpv1.Spec
 	Options Options
 
+	// Text, if set, is where phases print sysbench's lines as they come
+	// (writepath sysbench); a worker's phases keep them for the summary.
+	Text *Text
+
 	mu struct {
 		sync.Mutex
-		summaries map[string]*Summary // by phase
+		reports map[string]*PhaseReport // by phase
 	}
 }
 
@@ -69,45 +78,71 @@ func NewFromSpec(s *oltpv1.Spec) (*Workload, error) {
 		return nil, fmt.Errorf("oltp spec: %w", err)
 	}
 	w := &Workload{Spec: s, Options: o}
-	w.mu.summaries = map[string]*Summary{}
+	w.mu.reports = map[string]*PhaseReport{}
 	return w, nil
+}
+
+// PhaseReport is what a phase of this kind reports (its Summarizer
+// output, as JSON): sysbench's lines and, for run, the statistics.
+type PhaseReport struct {
+	Phase string   `json:"phase"`
+	Lines []Line   `json:"lines,omitempty"`
+	Run   *Summary `json:"run,omitempty"`
 }
 
 // runPhase executes one phase against the server the spec connects to
 // (Run, in managed.go, first readies a managed server).
 func (w *Workload) runPhase(ctx context.Context, phase string, env workload.Env, rec *workload.Recorder) error {
+	o := w.Options
+	o.Text = w.Text
+	if o.Text == nil {
+		o.Text = NewText(nil, Output{Verbosity: int(LevelNotice)})
+		o.Text.mirror = func(ln Line) {
+			if ln.Level <= LevelNotice && !ln.Stamped {
+				env.Logger().Info(strings.TrimSpace(ln.Text))
+			}
+		}
+	}
+	rep := &PhaseReport{Phase: phase}
+	defer func() {
+		rep.Lines = o.Text.Lines()
+		w.mu.Lock()
+		w.mu.reports[phase] = rep
+		w.mu.Unlock()
+	}()
 	switch phase {
 	case PhasePrepare:
-		return Prepare(ctx, w.Options, env)
+		return Prepare(ctx, o, env)
+	case PhasePrewarm:
+		return Prewarm(ctx, o, env)
 	case PhaseCleanup:
-		return Cleanup(ctx, w.Options, env)
+		return Cleanup(ctx, o, env)
 	case PhaseRun:
-		sum, err := Run(ctx, w.Options, env, rec)
-		if sum != nil {
-			w.mu.Lock()
-			w.mu.summaries[phase] = sum
-			w.mu.Unlock()
-		}
+		sum, err := Run(ctx, o, env, rec)
+		rep.Run = sum
 		return err
 	}
-	return fmt.Errorf("oltp: unknown phase %q (want prepare, run or cleanup)", phase)
+	return fmt.Errorf("oltp: unknown phase %q (want prepare, prewarm, run or cleanup)", phase)
 }
 
-// Summary returns the run phase's summary in sysbench's text layout
-// (nothing for prepare and cleanup).
+// Summary returns a phase's PhaseReport as JSON (nothing for a phase that
+// did not run).
 func (w *Workload) Summary(phase string) ([]byte, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	s, ok := w.mu.summaries[phase]
+	r, ok := w.mu.reports[phase]
 	if !ok {
 		return nil, nil
 	}
-	return []byte(s.Text()), nil
+	return json.Marshal(r)
 }
 
 // RunSummary returns the structured summary of the last run phase.
 func (w *Workload) RunSummary() *Summary {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.mu.summaries[PhaseRun]
+	if r := w.mu.reports[PhaseRun]; r != nil {
+		return r.Run
+	}
+	return nil
 }

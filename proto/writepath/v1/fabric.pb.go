@@ -79,7 +79,10 @@ type PhaseInfo struct {
 	Name      string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	Placement Placement              `protobuf:"varint,2,opt,name=placement,proto3,enum=writepath.v1.Placement" json:"placement,omitempty"`
 	// measured phases stream latency intervals.
-	Measured      bool `protobuf:"varint,3,opt,name=measured,proto3" json:"measured,omitempty"`
+	Measured bool `protobuf:"varint,3,opt,name=measured,proto3" json:"measured,omitempty"`
+	// on_request phases run only when a run names them (oltp's prewarm);
+	// a run that names no phase runs every other one.
+	OnRequest     bool `protobuf:"varint,4,opt,name=on_request,json=onRequest,proto3" json:"on_request,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -131,6 +134,13 @@ func (x *PhaseInfo) GetPlacement() Placement {
 func (x *PhaseInfo) GetMeasured() bool {
 	if x != nil {
 		return x.Measured
+	}
+	return false
+}
+
+func (x *PhaseInfo) GetOnRequest() bool {
+	if x != nil {
+		return x.OnRequest
 	}
 	return false
 }
@@ -724,11 +734,13 @@ var File_writepath_v1_fabric_proto protoreflect.FileDescriptor
 
 const file_writepath_v1_fabric_proto_rawDesc = "" +
 	"\n" +
-	"\x19writepath/v1/fabric.proto\x12\fwritepath.v1\"r\n" +
+	"\x19writepath/v1/fabric.proto\x12\fwritepath.v1\"\x91\x01\n" +
 	"\tPhaseInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x125\n" +
 	"\tplacement\x18\x02 \x01(\x0e2\x17.writepath.v1.PlacementR\tplacement\x12\x1a\n" +
-	"\bmeasured\x18\x03 \x01(\bR\bmeasured\"c\n" +
+	"\bmeasured\x18\x03 \x01(\bR\bmeasured\x12\x1d\n" +
+	"\n" +
+	"on_request\x18\x04 \x01(\bR\tonRequest\"c\n" +
 	"\bKindInfo\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12/\n" +

@@ -168,7 +168,8 @@ type RunSpec struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// spec is the kind's spec message; its type URL names the kind.
 	Spec *anypb.Any `protobuf:"bytes,1,opt,name=spec,proto3" json:"spec,omitempty"`
-	// phases to run, in order; empty means every phase of the kind.
+	// phases to run, in order; empty means every phase of the kind but those
+	// that run only on request (PhaseInfo.on_request).
 	Phases []string `protobuf:"bytes,2,rep,name=phases,proto3" json:"phases,omitempty"`
 	// selector picks workers whose labels contain every pair; "name" matches
 	// the worker name.

@@ -148,8 +148,23 @@ type Spec struct {
 	// use_text_protocol disables server-side prepared statements
 	// (--db-ps-mode=disable).
 	UseTextProtocol bool `protobuf:"varint,25,opt,name=use_text_protocol,json=useTextProtocol,proto3" json:"use_text_protocol,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// report_checkpoints is --report-checkpoints: seconds from the start of
+	// the run at which the statistics so far are reported and reset, in
+	// ascending order.
+	ReportCheckpoints []uint32 `protobuf:"varint,26,rep,packed,name=report_checkpoints,json=reportCheckpoints,proto3" json:"report_checkpoints,omitempty"`
+	// forced_shutdown_seconds is --forced-shutdown resolved against --time:
+	// how long after the time limit transactions still in flight are cut off
+	// (the run then fails, as sysbench exits 2). Unset: off (sysbench's
+	// default), wait for them.
+	ForcedShutdownSeconds *uint32 `protobuf:"varint,27,opt,name=forced_shutdown_seconds,json=forcedShutdownSeconds,proto3,oneof" json:"forced_shutdown_seconds,omitempty"`
+	// secondary is --secondary: prepare makes id a secondary key (KEY xid)
+	// instead of the primary key.
+	Secondary bool `protobuf:"varint,28,opt,name=secondary,proto3" json:"secondary,omitempty"`
+	// dry_run is --mysql-dry-run: connect to nothing and pretend every
+	// statement succeeded, as sysbench's MySQL driver does.
+	DryRun        bool `protobuf:"varint,29,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Spec) Reset() {
@@ -353,6 +368,34 @@ func (x *Spec) GetServer() *Server {
 func (x *Spec) GetUseTextProtocol() bool {
 	if x != nil {
 		return x.UseTextProtocol
+	}
+	return false
+}
+
+func (x *Spec) GetReportCheckpoints() []uint32 {
+	if x != nil {
+		return x.ReportCheckpoints
+	}
+	return nil
+}
+
+func (x *Spec) GetForcedShutdownSeconds() uint32 {
+	if x != nil && x.ForcedShutdownSeconds != nil {
+		return *x.ForcedShutdownSeconds
+	}
+	return 0
+}
+
+func (x *Spec) GetSecondary() bool {
+	if x != nil {
+		return x.Secondary
+	}
+	return false
+}
+
+func (x *Spec) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
 	}
 	return false
 }
@@ -600,7 +643,7 @@ var File_writepath_oltp_v1_oltp_proto protoreflect.FileDescriptor
 
 const file_writepath_oltp_v1_oltp_proto_rawDesc = "" +
 	"\n" +
-	"\x1cwritepath/oltp/v1/oltp.proto\x12\x11writepath.oltp.v1\"\xe9\t\n" +
+	"\x1cwritepath/oltp/v1/oltp.proto\x12\x11writepath.oltp.v1\"\xa8\v\n" +
 	"\x04Spec\x12\x1b\n" +
 	"\x06tables\x18\x01 \x01(\rH\x00R\x06tables\x88\x01\x01\x12\"\n" +
 	"\n" +
@@ -633,7 +676,11 @@ const file_writepath_oltp_v1_oltp_proto_rawDesc = "" +
 	"connection\x18\x17 \x01(\v2\x1d.writepath.oltp.v1.ConnectionR\n" +
 	"connection\x121\n" +
 	"\x06server\x18\x18 \x01(\v2\x19.writepath.oltp.v1.ServerR\x06server\x12*\n" +
-	"\x11use_text_protocol\x18\x19 \x01(\bR\x0fuseTextProtocolB\t\n" +
+	"\x11use_text_protocol\x18\x19 \x01(\bR\x0fuseTextProtocol\x12-\n" +
+	"\x12report_checkpoints\x18\x1a \x03(\rR\x11reportCheckpoints\x12;\n" +
+	"\x17forced_shutdown_seconds\x18\x1b \x01(\rH\x0eR\x15forcedShutdownSeconds\x88\x01\x01\x12\x1c\n" +
+	"\tsecondary\x18\x1c \x01(\bR\tsecondary\x12\x17\n" +
+	"\adry_run\x18\x1d \x01(\bR\x06dryRunB\t\n" +
 	"\a_tablesB\r\n" +
 	"\v_table_sizeB\n" +
 	"\n" +
@@ -648,7 +695,8 @@ const file_writepath_oltp_v1_oltp_proto_rawDesc = "" +
 	"\x11_create_secondaryB\x10\n" +
 	"\x0e_index_updatesB\x14\n" +
 	"\x12_non_index_updatesB\x11\n" +
-	"\x0f_delete_inserts\"\x85\x02\n" +
+	"\x0f_delete_insertsB\x1a\n" +
+	"\x18_forced_shutdown_seconds\"\x85\x02\n" +
 	"\n" +
 	"Connection\x12\x12\n" +
 	"\x04host\x18\x01 \x01(\tR\x04host\x12\x17\n" +

@@ -1,0 +1,157 @@
+package oltp
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/writepath/writepath/hist"
+)
+
+// The run's ends that sysbench reports with these words.
+var (
+	// ErrForcedShutdown: transactions were still running --forced-shutdown
+	// after --time (sysbench then prints its report and exits 2).
+	ErrForcedShutdown = errors.New("The --max-time limit has expired, forcing shutdown...")
+	// ErrQueueFull: in --rate mode the threads fell behind the schedule by
+	// more than sysbench's event queue holds (sysbench exits 1).
+	ErrQueueFull = errors.New("The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate")
+)
+
+// maxQueue is sysbench's MAX_QUEUE_LEN: --rate events due and not yet
+// taken by a thread.
+const maxQueue = 131072
+
+// watch starts what the run does by the clock, beside the clients: the
+// --report-interval lines, the --report-checkpoints reports, the
+// --forced-shutdown deadline and the --rate backlog check. stop ends them
+// and returns the checkpoint reports.
+func (s *runState) watch(ctx context.Context, cancel context.CancelCauseFunc) (stop func() []*Summary) {
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	var reports []*Summary
+	if s.o.ReportInterval > 0 && s.o.Text != nil {
+		wg.Go(func() { s.reportLoop(quit) })
+	}
+	if len(s.o.Checkpoints) > 0 {
+		wg.Go(func() { reports = s.checkpointLoop(quit) })
+	}
+	if s.o.ForcedShutdown != nil && !s.end.IsZero() {
+		wg.Go(func() {
+			if sleepUntil(quit, s.end.Add(*s.o.ForcedShutdown)) && s.running.Load() > 0 {
+				s.unfinished.Store(s.running.Load())
+				cancel(ErrForcedShutdown)
+			}
+		})
+	}
+	if s.pacer != nil {
+		wg.Go(func() { s.queueLoop(quit, cancel) })
+	}
+	_ = ctx
+	return func() []*Summary { close(quit); wg.Wait(); return reports }
+}
+
+// sleepUntil waits for t; false if quit came first.
+func sleepUntil(quit <-chan struct{}, t time.Time) bool {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-quit:
+		return false
+	case <-timer.C:
+		return true
+	}
+}
+
+// reportLoop prints an interval line every --report-interval from the
+// start.
+func (s *runState) reportLoop(quit <-chan struct{}) {
+	h := hist.New()
+	var last countSnap
+	prev := s.start
+	for k := 1; ; k++ {
+		if !sleepUntil(quit, s.start.Add(time.Duration(k)*s.o.ReportInterval)) {
+			return
+		}
+		now := time.Now()
+		h.Reset()
+		var cur countSnap
+		for _, t := range s.threads {
+			t.st.takeInterval(h)
+			c := t.counts
+			cur.trx += c.Transactions.Load()
+			cur.writes += c.Writes.Load()
+			cur.other += c.Other.Load()
+			cur.errors += c.Errors.Load()
+			cur.reconnects += c.Reconnects.Load()
+		}
+		d := Counts64{Transactions: cur.trx - last.trx, Writes: cur.writes - last.writes, Other: cur.other - last.other,
+			Errors: cur.errors - last.errors, Reconnects: cur.reconnects - last.reconnects}
+		elapsed, secs := now.Sub(s.start).Seconds(), now.Sub(prev).Seconds()
+		var lat float64
+		if s.o.Percentile > 0 {
+			lat = ms(h.Percentile(s.o.Percentile))
+		}
+		s.o.Text.Log(Line{Level: LevelNotice, Stamped: true,
+			Text: IntervalLine(elapsed, secs, int(s.running.Load()), d, int(s.o.Percentile), lat)})
+		if s.pacer != nil {
+			queue, conc := s.backlog(now, cur.trx)
+			s.o.Text.Log(Line{Level: LevelNotice, Stamped: true, Text: QueueLine(elapsed, queue, conc)})
+		}
+		last, prev = cur, now
+	}
+}
+
+// backlog is the --rate schedule's state at now: events due and not
+// taken by a thread (sysbench's queue length), and transactions taken and
+// not finished (its concurrency), given done finished transactions.
+func (s *runState) backlog(now time.Time, done int64) (queue, concurrency int64) {
+	due := int64(now.Sub(s.start).Seconds() * s.o.Rate)
+	claimed := s.pacer.next.Load()
+	started := min(claimed, due)
+	return max(due-claimed, 0), min(max(started-done, 0), int64(len(s.threads)))
+}
+
+// checkpointLoop reports and resets the statistics at each checkpoint.
+func (s *runState) checkpointLoop(quit <-chan struct{}) []*Summary {
+	var out []*Summary
+	for _, cp := range s.o.Checkpoints {
+		at := s.start.Add(cp)
+		if !at.After(time.Now()) {
+			continue
+		}
+		if !s.end.IsZero() && at.After(s.end) || !sleepUntil(quit, at) {
+			return out
+		}
+		now := time.Now()
+		sum := s.summary(now, true)
+		sum.CheckpointSec = now.Sub(s.start).Seconds()
+		s.o.Text.Log(Line{Level: LevelNotice, Stamped: true, Text: CheckpointLine(sum.CheckpointSec)})
+		if s.o.Text != nil {
+			sum.Report(s.o.Text)
+		}
+		out = append(out, sum)
+	}
+	return out
+}
+
+// queueLoop ends a --rate run whose backlog outgrew sysbench's queue.
+func (s *runState) queueLoop(quit <-chan struct{}, cancel context.CancelCauseFunc) {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-quit:
+			return
+		case now := <-t.C:
+			if !s.end.IsZero() && now.After(s.end) {
+				return
+			}
+			if q, _ := s.backlog(now, 0); q > maxQueue {
+				cancel(ErrQueueFull)
+				return
+			}
+		}
+	}
+}
