@@ -9,6 +9,7 @@ type Cell struct {
 	Label   string
 	Set     []Setting // server settings: the base, then the cell's
 	Options []string  // workload options: the base, then the cell's
+	Host    []Setting // host knobs: the base, with the cell's replacing by name
 }
 
 // Expand returns the matrix product (the last variable varying fastest)
@@ -25,7 +26,7 @@ func (s *Spec) Expand() []Cell {
 		}
 	}
 	for _, e := range s.Cells {
-		c := Cell{Label: e.Label}
+		c := Cell{Label: e.Label, Host: withSettings(s.Host, e.Host...)}
 		c.Set = append(append(c.Set, s.Server.Settings...), e.Set...)
 		c.Options = append(append(c.Options, s.Options...), e.Options...)
 		cells = append(cells, c)
@@ -34,21 +35,42 @@ func (s *Spec) Expand() []Cell {
 }
 
 func (s *Spec) matrixCell(idx []int) Cell {
-	c := Cell{}
+	c := Cell{Host: withSettings(s.Host)}
 	c.Set = append(c.Set, s.Server.Settings...)
 	c.Options = append(c.Options, s.Options...)
 	labels := make([]string, 0, len(idx))
 	for i, v := range s.Matrix {
 		val := v.Values[idx[i]]
 		labels = append(labels, strings.TrimPrefix(v.Name, "--")+"="+val)
-		if v.IsOption() {
+		switch {
+		case v.IsOption():
 			c.Options = append(c.Options, v.Name+"="+val)
-		} else {
+		case v.IsHost():
+			c.Host = withSettings(c.Host, Setting{Key: strings.TrimPrefix(v.Name, HostPrefix), Value: val})
+		default:
 			c.Set = append(c.Set, Setting{Key: v.Name, Value: val})
 		}
 	}
 	c.Label = strings.Join(labels, " ")
 	return c
+}
+
+// withSettings returns base with each of add replacing the setting of the
+// same key, or appended.
+func withSettings(base []Setting, add ...Setting) []Setting {
+	out := append([]Setting(nil), base...)
+	for _, a := range add {
+		replaced := false
+		for i := range out {
+			if out[i].Key == a.Key {
+				out[i], replaced = a, true
+			}
+		}
+		if !replaced {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // next advances idx like an odometer; false when it wrapped around.
@@ -74,6 +96,8 @@ type Planned struct {
 	// Args are the workload arguments in the kind's syntax: the cell's
 	// options, then each server setting as --set key=value.
 	Args []string
+	// Host are the run's host knobs.
+	Host []Setting
 }
 
 // Plan orders every cell x group x round. Rounds are the outer loop: round 1
@@ -89,7 +113,7 @@ func (s *Spec) Plan() []Planned {
 			for _, g := range s.Groups {
 				out = append(out, Planned{
 					Index: len(out), Cell: ci, Label: c.Label, Group: g.Name,
-					Selector: g.Selector, Round: r, Args: s.args(c),
+					Selector: g.Selector, Round: r, Args: s.args(c), Host: c.Host,
 				})
 			}
 		}

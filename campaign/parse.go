@@ -43,7 +43,7 @@ func (p *parser) fields(n *yaml.Node, known []string, handle func(key string, v 
 }
 
 func (p *parser) spec(n *yaml.Node, s *Spec) {
-	known := []string{"name", "workload", "options", "server", "matrix", "cells", "groups", "rounds", "window", "aggregate", "baseline"}
+	known := []string{"name", "workload", "options", "server", "host", "matrix", "cells", "groups", "rounds", "window", "aggregate", "baseline"}
 	p.fields(n, known, func(key string, v *yaml.Node) {
 		switch key {
 		case "name":
@@ -57,6 +57,8 @@ func (p *parser) spec(n *yaml.Node, s *Spec) {
 			s.Options = p.strs(v)
 		case "server":
 			p.server(v, &s.Server)
+		case "host":
+			s.Host = p.settings(v)
 		case "matrix":
 			s.Matrix = p.matrix(v)
 		case "cells":
@@ -103,6 +105,9 @@ func (p *parser) matrix(n *yaml.Node) []Variable {
 		if len(vals) == 0 {
 			p.errorf(v, "matrix variable %q has no values", key)
 		}
+		if key == strings.TrimSuffix(HostPrefix, ".") || key == HostPrefix {
+			p.errorf(v, "matrix variable %q: name the knob, as host.scheduler", key)
+		}
 		out = append(out, Variable{Name: key, Values: vals})
 	})
 	return out
@@ -116,7 +121,7 @@ func (p *parser) cells(n *yaml.Node) []ExplicitCell {
 	var out []ExplicitCell
 	for _, item := range n.Content {
 		var c ExplicitCell
-		p.fields(item, []string{"label", "set", "options"}, func(key string, v *yaml.Node) {
+		p.fields(item, []string{"label", "set", "options", "host"}, func(key string, v *yaml.Node) {
 			switch key {
 			case "label":
 				c.Label = p.str(v)
@@ -124,6 +129,8 @@ func (p *parser) cells(n *yaml.Node) []ExplicitCell {
 				c.Set = p.settings(v)
 			case "options":
 				c.Options = p.strs(v)
+			case "host":
+				c.Host = p.settings(v)
 			}
 		})
 		if c.Label == "" {

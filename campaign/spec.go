@@ -16,11 +16,15 @@ type Spec struct {
 	Workload string   // kind name: oltp, fio, crash
 	Options  []string // base workload options in the kind's syntax
 	Server   Server
-	Matrix   []Variable // in file order; the product varies the last fastest
-	Cells    []ExplicitCell
-	Groups   []Group // in file order
-	Rounds   int
-	Window   Window
+	// Host are host knobs every run sets on its workers (hostknob names:
+	// scheduler, nr_requests, dirty_ratio, mount, ...); a cell's own
+	// replace them by name.
+	Host   []Setting
+	Matrix []Variable // in file order; the product varies the last fastest
+	Cells  []ExplicitCell
+	Groups []Group // in file order
+	Rounds int
+	Window Window
 	// Aggregate is how rounds combine; only "median" is defined (with min
 	// and max always reported beside it).
 	Aggregate string
@@ -36,15 +40,22 @@ type Server struct {
 // Setting is one server variable.
 type Setting struct{ Key, Value string }
 
-// Variable is one matrix axis: a server setting, or a workload option when
-// its name starts with "--".
+// Variable is one matrix axis: a server setting, a workload option when
+// its name starts with "--", or a host knob when it starts with "host.".
 type Variable struct {
 	Name   string
 	Values []string
 }
 
+// HostPrefix starts the name of a matrix axis that is a host knob
+// ("host.scheduler").
+const HostPrefix = "host."
+
 // IsOption reports whether the variable is a workload option.
 func (v Variable) IsOption() bool { return strings.HasPrefix(v.Name, "--") }
+
+// IsHost reports whether the variable is a host knob.
+func (v Variable) IsHost() bool { return strings.HasPrefix(v.Name, HostPrefix) }
 
 // ExplicitCell is a cell named in the spec rather than produced by the
 // matrix, such as "fsync + dw on separate disk".
@@ -52,6 +63,7 @@ type ExplicitCell struct {
 	Label   string
 	Set     []Setting
 	Options []string
+	Host    []Setting
 }
 
 // Group is a named worker selector; every cell runs on every group.

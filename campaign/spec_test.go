@@ -119,3 +119,49 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestHostKnobs: a host: section for every cell, host.<knob> matrix axes
+// (labelled as written) and a cell's own host: replacing a base knob by
+// name; every planned run carries its cell's knobs.
+func TestHostKnobs(t *testing.T) {
+	s, err := Parse("h.yaml", []byte(`
+name: h
+workload: fio
+host:
+  dirty_ratio: 20
+  nr_requests: 256
+matrix:
+  host.scheduler: [mq-deadline, none]
+  host.nr_requests: [512, 1024]
+cells:
+  - label: stock
+    host: {nr_requests: 128}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range s.Expand() {
+		var kv []string
+		for _, h := range c.Host {
+			kv = append(kv, h.Key+"="+h.Value)
+		}
+		got = append(got, c.Label+"|"+strings.Join(kv, ","))
+	}
+	want := []string{
+		"host.scheduler=mq-deadline host.nr_requests=512|dirty_ratio=20,nr_requests=512,scheduler=mq-deadline",
+		"host.scheduler=mq-deadline host.nr_requests=1024|dirty_ratio=20,nr_requests=1024,scheduler=mq-deadline",
+		"host.scheduler=none host.nr_requests=512|dirty_ratio=20,nr_requests=512,scheduler=none",
+		"host.scheduler=none host.nr_requests=1024|dirty_ratio=20,nr_requests=1024,scheduler=none",
+		"stock|dirty_ratio=20,nr_requests=128",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("cells:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if p := s.Plan(); len(p) != 15 || len(p[0].Host) != 3 || len(p[0].Args) != 0 {
+		t.Errorf("Plan()[0] = %+v of %d; want the cell's 3 host knobs and no workload args", p[0], len(p))
+	}
+	if _, err := Parse("h.yaml", []byte("name: h\nworkload: fio\nmatrix:\n  host.: [a]\n")); err == nil || !strings.Contains(err.Error(), "h.yaml:4:") {
+		t.Errorf("a host axis without a knob: %v; want refused with its position", err)
+	}
+}

@@ -25,6 +25,9 @@ type PlanOptions struct {
 	// Extra are arguments appended to every run's (local mode's sandbox
 	// server connection, for instance).
 	Extra []string
+	// HostName, if set, checks each host knob's name (hostknob.Canonical),
+	// so a misspelt knob fails the plan, naming the cell.
+	HostName func(name string) error
 }
 
 // Plan expands a campaign into the ordered run list the coordinator
@@ -38,6 +41,7 @@ func Plan(spec *campaign.Spec, build SpecBuilder, o PlanOptions) (*writepathv1.C
 		Aggregation: &writepathv1.Aggregation{WindowFrom: durationpb.New(spec.Window.From), WindowTo: durationpb.New(spec.Window.To),
 			Aggregate: spec.Aggregate, Baseline: spec.BaselineLabel(), Unit: UnitFor(spec.Workload)}}
 	built := map[string]*anypb.Any{}
+	checked := map[int]bool{} // cells whose host knob names were checked
 	var errs []error
 	for _, p := range spec.Plan() {
 		args := append(append([]string(nil), p.Args...), o.Extra...)
@@ -50,8 +54,16 @@ func Plan(spec *campaign.Spec, build SpecBuilder, o PlanOptions) (*writepathv1.C
 			}
 			built[key] = a
 		}
-		rs := &writepathv1.RunSpec{Spec: a, Selector: p.Selector,
+		rs := &writepathv1.RunSpec{Spec: a, Selector: p.Selector, Host: hostSettings(p.Host),
 			Name: fmt.Sprintf("%s [%s] %s r%d", spec.Name, p.Group, p.Label, p.Round)}
+		if o.HostName != nil && !checked[p.Cell] {
+			checked[p.Cell] = true
+			for _, h := range p.Host {
+				if err := o.HostName(h.Key); err != nil {
+					errs = append(errs, fmt.Errorf("%s: cell %q: %w", o.File, p.Label, err))
+				}
+			}
+		}
 		if o.Interval > 0 {
 			rs.Interval = durationpb.New(o.Interval)
 		}
@@ -59,4 +71,12 @@ func Plan(spec *campaign.Spec, build SpecBuilder, o PlanOptions) (*writepathv1.C
 			Cell: p.Label, Group: p.Group, Round: uint32(p.Round), Spec: rs})
 	}
 	return plan, errors.Join(errs...)
+}
+
+func hostSettings(ss []campaign.Setting) []*writepathv1.HostSetting {
+	var out []*writepathv1.HostSetting
+	for _, s := range ss {
+		out = append(out, &writepathv1.HostSetting{Name: s.Key, Value: s.Value})
+	}
+	return out
 }

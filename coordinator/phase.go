@@ -67,7 +67,7 @@ func (r *run) assign(p *phaseRun, rec *writepathv1.Run, placed []string) {
 		p.workers[w] = true
 		a := &writepathv1.Assign{RunId: r.id, Phase: p.name, Spec: rec.GetSpec().GetSpec(),
 			ShardIndex: uint32(i), ShardCount: uint32(len(placed)),
-			Interval: durationpb.New(r.d), Measured: ph.GetMeasured()}
+			Interval: durationpb.New(r.d), Measured: ph.GetMeasured(), Host: rec.GetSpec().GetHost()}
 		if !r.sendTo(w, &writepathv1.ConnectResponse{Msg: &writepathv1.ConnectResponse_Assign{Assign: a}}) {
 			r.lose(p, w, "not connected at assignment")
 		}
@@ -127,6 +127,9 @@ func (r *run) barrierEvent(p *phaseRun, ev event) error {
 		return fmt.Errorf("phase %s: worker %s refused: %s", p.name, ev.worker, ev.err)
 	case ev.kind == evReady:
 		p.ready[ev.worker] = true
+		if len(ev.host) > 0 {
+			r.phaseWorker(p, ev.worker, func(pw *writepathv1.PhaseWorker) { pw.Host = ev.host })
+		}
 	case ev.kind == evDone:
 		return fmt.Errorf("phase %s: worker %s ended before the start: %s", p.name, ev.worker, ev.err)
 	}

@@ -34,7 +34,8 @@ type event struct {
 	err       string
 	cancelled bool
 	summary   []byte
-	at        time.Time // evStarted: the worker's actual start, its clock
+	at        time.Time                     // evStarted: the worker's actual start, its clock
+	host      []*writepathv1.HostKnobResult // evReady: the host knobs as applied
 }
 
 // errCancelled ends a run that a client cancelled.

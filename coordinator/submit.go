@@ -29,7 +29,7 @@ func (c *Coordinator) Submit(ctx context.Context, spec *writepathv1.RunSpec) (*w
 	if err != nil {
 		return nil, err
 	}
-	if err := c.validateOn(ctx, picked, spec.GetSpec()); err != nil {
+	if err := c.validateOn(ctx, picked, spec.GetSpec(), spec.GetHost()); err != nil {
 		c.release(picked, rec.GetId())
 		return nil, err
 	}
@@ -56,8 +56,9 @@ func checkSpec(spec *writepathv1.RunSpec) error {
 	if d := spec.GetInterval(); d != nil && (d.CheckValid() != nil || d.AsDuration() < minInterval) {
 		return fmt.Errorf("%w: interval %v is below %v", ErrBadRequest, d.AsDuration(), minInterval)
 	}
-	return nil
+	return checkHost(spec.GetHost())
 }
+
 
 // place picks the workers and builds the run record, reserving the
 // workers for it under the lock so two submits never share a worker.

@@ -17,9 +17,10 @@ type validation struct {
 	answers chan<- string // buffered for every worker of the submit
 }
 
-// validateOn asks every picked worker whether it accepts spec and waits
-// (bounded) for all answers. Refusals are reported together.
-func (c *Coordinator) validateOn(ctx context.Context, picked []*session, spec *anypb.Any) error {
+// validateOn asks every picked worker whether it accepts spec and the
+// run's host settings, and waits (bounded) for all answers. Refusals are
+// reported together.
+func (c *Coordinator) validateOn(ctx context.Context, picked []*session, spec *anypb.Any, host []*writepathv1.HostSetting) error {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.ValidateTimeout)
 	defer cancel()
 	answers := make(chan string, len(picked))
@@ -32,7 +33,7 @@ func (c *Coordinator) validateOn(ctx context.Context, picked []*session, spec *a
 		c.mu.Unlock()
 		ids = append(ids, id)
 		if !s.send(&writepathv1.ConnectResponse{Msg: &writepathv1.ConnectResponse_Validate{
-			Validate: &writepathv1.Validate{RequestId: id, Spec: spec}}}) {
+			Validate: &writepathv1.Validate{RequestId: id, Spec: spec, Host: host}}}) {
 			c.validated(&writepathv1.ValidateResult{RequestId: id, Error: "disconnected"})
 		}
 	}
@@ -77,3 +78,4 @@ func (c *Coordinator) forgetValidations(ids *[]uint64) {
 		delete(c.mu.validate, id)
 	}
 }
+

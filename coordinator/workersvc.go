@@ -108,8 +108,7 @@ func (c *Coordinator) handle(dec *hist.Decoder, s *session, m *writepathv1.Conne
 	case *writepathv1.ConnectRequest_ValidateResult:
 		c.validated(msg.ValidateResult)
 	case *writepathv1.ConnectRequest_PhaseReady:
-		c.toRun(msg.PhaseReady.GetRunId(), event{kind: evReady, worker: s.name,
-			phase: msg.PhaseReady.GetPhase(), err: msg.PhaseReady.GetError()})
+		c.toRun(msg.PhaseReady.GetRunId(), readyEvent(s.name, msg.PhaseReady))
 	case *writepathv1.ConnectRequest_PhaseStarted:
 		c.toRun(msg.PhaseStarted.GetRunId(), event{kind: evStarted, worker: s.name,
 			phase: msg.PhaseStarted.GetPhase(), at: msg.PhaseStarted.GetStarted().AsTime()})

@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/writepath/writepath/hostknob"
 	"github.com/writepath/writepath/workload"
 )
 
@@ -34,6 +35,10 @@ type Config struct {
 	// and checks a spec's paths, binaries and sizes when it is validated
 	// and assigned, before any I/O (kinds implementing workload.Checker).
 	Guard workload.Guard
+	// Knobs, if set, applies runs' host knobs (within its operator's
+	// allow-list) around each phase; nil refuses any run with host knobs.
+	// Workers of one process may share one.
+	Knobs *hostknob.Host
 	// Version is advertised in the Hello.
 	Version string
 	// DialOptions are added to the gRPC dial (credentials, bufconn dialer);

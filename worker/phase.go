@@ -18,7 +18,8 @@ type phase struct {
 	measured    bool
 	ctx         context.Context
 	cancel      context.CancelCauseFunc
-	started     bool // guarded by session.mu
+	host        *phaseHost // the run's host knobs, applied at assignment
+	started     bool       // guarded by session.mu
 }
 
 // assign decodes the spec for a phase and answers PhaseReady.
@@ -40,17 +41,73 @@ func (s *session) assign(a *writepathv1.Assign) {
 		ready.Error = "assignment without an interval"
 		return
 	}
+	if s.running(a.GetRunId()) != "" {
+		ready.Error = "phase " + s.running(a.GetRunId()) + " of this run is still running here"
+		return
+	}
+	host, err := s.w.applyHost(a.GetHost())
+	if err != nil {
+		s.w.cfg.Log.Warn("host knobs refused", "run", a.GetRunId(), "phase", a.GetPhase(), "err", err)
+		ready.Error = err.Error()
+		return
+	}
+	ready.Host = host.results()
 	ctx, cancel := context.WithCancelCause(s.ctx)
 	p := &phase{runID: a.GetRunId(), name: a.GetPhase(), wl: wl, d: d, measured: a.GetMeasured(),
-		shard: workload.Shard{Index: int(a.GetShardIndex()), Count: int(a.GetShardCount())}, ctx: ctx, cancel: cancel}
+		shard: workload.Shard{Index: int(a.GetShardIndex()), Count: int(a.GetShardCount())}, ctx: ctx, cancel: cancel, host: host}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if old := s.mu.phases[a.GetRunId()]; old != nil && old.started {
+	old := s.mu.phases[a.GetRunId()]
+	if old != nil && old.started {
+		s.mu.Unlock()
 		cancel(nil)
-		ready.Error = "phase " + old.name + " of this run is still running here"
+		s.restoreHost(p)
+		ready.Error, ready.Host = "phase "+old.name+" of this run is still running here", nil
 		return
 	}
 	s.mu.phases[a.GetRunId()] = p
+	s.mu.Unlock()
+	if old != nil { // an assignment never started, replaced
+		old.cancel(nil)
+		s.restoreHost(old)
+	}
+}
+
+// running names the run's phase started here, if any.
+func (s *session) running(runID string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.mu.phases[runID]; p != nil && p.started {
+		return p.name
+	}
+	return ""
+}
+
+// restoreHost puts a phase's host knobs back and returns what went wrong
+// as the phase's error text ("" when nothing did).
+func (s *session) restoreHost(p *phase) string {
+	if err := p.host.restore(); err != nil {
+		s.w.cfg.Log.Error("host knobs not restored", "run", p.runID, "phase", p.name, "err", err)
+		return err.Error()
+	}
+	return ""
+}
+
+// releaseUnstarted restores the host knobs of phases assigned but never
+// started when the session ends (the coordinator counts them lost).
+func (s *session) releaseUnstarted() {
+	s.mu.Lock()
+	var left []*phase
+	for id, p := range s.mu.phases {
+		if !p.started {
+			left = append(left, p)
+			delete(s.mu.phases, id)
+		}
+	}
+	s.mu.Unlock()
+	for _, p := range left {
+		p.cancel(nil)
+		s.restoreHost(p)
+	}
 }
 
 // start launches an assigned phase at its common start.
@@ -91,7 +148,11 @@ func (s *session) cancelRun(runID, reason string) {
 	}
 	p.cancel(errors.New(reason))
 	if notStarted {
-		s.done(runID, p.name, "cancelled before the start: "+reason, true, nil)
+		msg := "cancelled before the start: " + reason
+		if e := s.restoreHost(p); e != "" {
+			msg += "; " + e
+		}
+		s.done(runID, p.name, msg, true, nil)
 	}
 }
 

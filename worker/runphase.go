@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -18,7 +19,11 @@ func (s *session) runPhase(p *phase, at time.Time) {
 	defer s.forget(p)
 	defer p.cancel(nil)
 	if !sleepUntil(p.ctx, at) {
-		s.done(p.runID, p.name, "cancelled before the start: "+cause(p.ctx), true, nil)
+		msg := "cancelled before the start: " + cause(p.ctx)
+		if e := s.restoreHost(p); e != "" {
+			msg += "; " + e
+		}
+		s.done(p.runID, p.name, msg, true, nil)
 		return
 	}
 	rec := workload.NewRecorder(at)
@@ -43,6 +48,11 @@ func (s *session) runPhase(p *phase, at time.Time) {
 		if summary, err = sz.Summary(p.name); err != nil && errText == "" {
 			errText = fmt.Sprintf("summary: %v", err)
 		}
+	}
+	// Restored before PhaseDone: the coordinator may start the next phase
+	// or run on this host as soon as it hears it.
+	if e := s.restoreHost(p); e != "" {
+		errText = strings.TrimPrefix(errText+"; "+e, "; ")
 	}
 	s.done(p.runID, p.name, errText, cancelled, summary)
 }

@@ -45,7 +45,8 @@ func (w *Worker) session(ctx context.Context, client writepathv1.WorkerServiceCl
 	}
 	s := &session{w: w, stream: stream, ctx: sctx, cancel: cancel}
 	s.mu.phases = map[string]*phase{}
-	defer s.wg.Wait() // runs after cancel below: phases end within a second
+	defer s.releaseUnstarted() // after the started phases ended below
+	defer s.wg.Wait()          // runs after cancel below: phases end within a second
 	defer cancel(nil)
 	if err := s.send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_Hello{Hello: w.hello()}}); err != nil {
 		return false, err
@@ -121,6 +122,9 @@ func (s *session) handle(m *writepathv1.ConnectResponse) {
 		res := &writepathv1.ValidateResult{RequestId: msg.Validate.GetRequestId()}
 		if _, err := build(msg.Validate.GetSpec(), s.w.cfg.env()); err != nil {
 			s.w.cfg.Log.Warn("spec refused", "kind", msg.Validate.GetSpec().GetTypeUrl(), "err", err)
+			res.Error = err.Error()
+		} else if err := s.w.checkHost(msg.Validate.GetHost()); err != nil {
+			s.w.cfg.Log.Warn("host knobs refused", "err", err)
 			res.Error = err.Error()
 		}
 		s.send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_ValidateResult{ValidateResult: res}})

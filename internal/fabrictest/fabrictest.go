@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/writepath/writepath/coordinator"
+	"github.com/writepath/writepath/hostknob"
 	"github.com/writepath/writepath/internal/fabrictest/testkind"
 	"github.com/writepath/writepath/local"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
@@ -36,6 +37,8 @@ type Options struct {
 	// temporary one; Guard, if set, is their guard.
 	DataDir string
 	Guard   workload.Guard
+	// Knobs, if set, is every worker's (shared) host-knob applier.
+	Knobs *hostknob.Host
 }
 
 // FastCoordinator is a coordinator tuned for tests: 100 ms intervals and
@@ -63,7 +66,7 @@ func Start(t testing.TB, opt Options) *local.Fabric {
 		Workers:     opt.Workers,
 		DBPath:      opt.DBPath,
 		Coordinator: overlay(FastCoordinator(), opt.Coordinator),
-		Worker: worker.Config{DataDir: opt.DataDir, Guard: opt.Guard,
+		Worker: worker.Config{DataDir: opt.DataDir, Guard: opt.Guard, Knobs: opt.Knobs,
 			MinBackoff: 20 * time.Millisecond, MaxBackoff: 200 * time.Millisecond},
 		CheckOnClose: true,
 	}

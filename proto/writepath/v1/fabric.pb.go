@@ -730,6 +730,142 @@ func (x *Telemetry) GetValues() map[string]float64 {
 	return nil
 }
 
+// HostSetting is one host knob a run sets on each of its workers (block
+// queue attributes of the disks behind the worker's data directory, vm
+// sysctls, remount options: package hostknob). It is kind-independent:
+// the worker applies it before each phase and restores it after.
+type HostSetting struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Value         string                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HostSetting) Reset() {
+	*x = HostSetting{}
+	mi := &file_writepath_v1_fabric_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HostSetting) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HostSetting) ProtoMessage() {}
+
+func (x *HostSetting) ProtoReflect() protoreflect.Message {
+	mi := &file_writepath_v1_fabric_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HostSetting.ProtoReflect.Descriptor instead.
+func (*HostSetting) Descriptor() ([]byte, []int) {
+	return file_writepath_v1_fabric_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *HostSetting) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *HostSetting) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+// HostKnobResult is one knob on one target of one worker, as applied:
+// the value in force before, the value written, and what the kernel shows
+// afterwards (it clamps nr_requests and max_sectors_kb).
+type HostKnobResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Knob  string                 `protobuf:"bytes,1,opt,name=knob,proto3" json:"knob,omitempty"`
+	// target is a device ("nvme0n1"), "vm", or a mount point.
+	Target        string `protobuf:"bytes,2,opt,name=target,proto3" json:"target,omitempty"`
+	Before        string `protobuf:"bytes,3,opt,name=before,proto3" json:"before,omitempty"`
+	Set           string `protobuf:"bytes,4,opt,name=set,proto3" json:"set,omitempty"`
+	Read          string `protobuf:"bytes,5,opt,name=read,proto3" json:"read,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HostKnobResult) Reset() {
+	*x = HostKnobResult{}
+	mi := &file_writepath_v1_fabric_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HostKnobResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HostKnobResult) ProtoMessage() {}
+
+func (x *HostKnobResult) ProtoReflect() protoreflect.Message {
+	mi := &file_writepath_v1_fabric_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HostKnobResult.ProtoReflect.Descriptor instead.
+func (*HostKnobResult) Descriptor() ([]byte, []int) {
+	return file_writepath_v1_fabric_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *HostKnobResult) GetKnob() string {
+	if x != nil {
+		return x.Knob
+	}
+	return ""
+}
+
+func (x *HostKnobResult) GetTarget() string {
+	if x != nil {
+		return x.Target
+	}
+	return ""
+}
+
+func (x *HostKnobResult) GetBefore() string {
+	if x != nil {
+		return x.Before
+	}
+	return ""
+}
+
+func (x *HostKnobResult) GetSet() string {
+	if x != nil {
+		return x.Set
+	}
+	return ""
+}
+
+func (x *HostKnobResult) GetRead() string {
+	if x != nil {
+		return x.Read
+	}
+	return ""
+}
+
 var File_writepath_v1_fabric_proto protoreflect.FileDescriptor
 
 const file_writepath_v1_fabric_proto_rawDesc = "" +
@@ -805,7 +941,16 @@ const file_writepath_v1_fabric_proto_rawDesc = "" +
 	"\x06values\x18\x02 \x03(\v2#.writepath.v1.Telemetry.ValuesEntryR\x06values\x1a9\n" +
 	"\vValuesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01*L\n" +
+	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"7\n" +
+	"\vHostSetting\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"z\n" +
+	"\x0eHostKnobResult\x12\x12\n" +
+	"\x04knob\x18\x01 \x01(\tR\x04knob\x12\x16\n" +
+	"\x06target\x18\x02 \x01(\tR\x06target\x12\x16\n" +
+	"\x06before\x18\x03 \x01(\tR\x06before\x12\x10\n" +
+	"\x03set\x18\x04 \x01(\tR\x03set\x12\x12\n" +
+	"\x04read\x18\x05 \x01(\tR\x04read*L\n" +
 	"\tPlacement\x12\x19\n" +
 	"\x15PLACEMENT_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rPLACEMENT_ONE\x10\x01\x12\x11\n" +
@@ -824,23 +969,25 @@ func file_writepath_v1_fabric_proto_rawDescGZIP() []byte {
 }
 
 var file_writepath_v1_fabric_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_writepath_v1_fabric_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_writepath_v1_fabric_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_writepath_v1_fabric_proto_goTypes = []any{
-	(Placement)(0),      // 0: writepath.v1.Placement
-	(*PhaseInfo)(nil),   // 1: writepath.v1.PhaseInfo
-	(*KindInfo)(nil),    // 2: writepath.v1.KindInfo
-	(*OpHistogram)(nil), // 3: writepath.v1.OpHistogram
-	(*DeviceStats)(nil), // 4: writepath.v1.DeviceStats
-	(*DiskDelta)(nil),   // 5: writepath.v1.DiskDelta
-	(*Telemetry)(nil),   // 6: writepath.v1.Telemetry
-	nil,                 // 7: writepath.v1.Telemetry.ValuesEntry
+	(Placement)(0),         // 0: writepath.v1.Placement
+	(*PhaseInfo)(nil),      // 1: writepath.v1.PhaseInfo
+	(*KindInfo)(nil),       // 2: writepath.v1.KindInfo
+	(*OpHistogram)(nil),    // 3: writepath.v1.OpHistogram
+	(*DeviceStats)(nil),    // 4: writepath.v1.DeviceStats
+	(*DiskDelta)(nil),      // 5: writepath.v1.DiskDelta
+	(*Telemetry)(nil),      // 6: writepath.v1.Telemetry
+	(*HostSetting)(nil),    // 7: writepath.v1.HostSetting
+	(*HostKnobResult)(nil), // 8: writepath.v1.HostKnobResult
+	nil,                    // 9: writepath.v1.Telemetry.ValuesEntry
 }
 var file_writepath_v1_fabric_proto_depIdxs = []int32{
 	0, // 0: writepath.v1.PhaseInfo.placement:type_name -> writepath.v1.Placement
 	1, // 1: writepath.v1.KindInfo.phases:type_name -> writepath.v1.PhaseInfo
 	5, // 2: writepath.v1.DeviceStats.delta:type_name -> writepath.v1.DiskDelta
 	4, // 3: writepath.v1.Telemetry.devices:type_name -> writepath.v1.DeviceStats
-	7, // 4: writepath.v1.Telemetry.values:type_name -> writepath.v1.Telemetry.ValuesEntry
+	9, // 4: writepath.v1.Telemetry.values:type_name -> writepath.v1.Telemetry.ValuesEntry
 	5, // [5:5] is the sub-list for method output_type
 	5, // [5:5] is the sub-list for method input_type
 	5, // [5:5] is the sub-list for extension type_name
@@ -859,7 +1006,7 @@ func file_writepath_v1_fabric_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_writepath_v1_fabric_proto_rawDesc), len(file_writepath_v1_fabric_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   7,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

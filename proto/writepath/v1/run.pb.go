@@ -179,7 +179,10 @@ type RunSpec struct {
 	// interval is the reporting period; zero means the coordinator's default.
 	Interval *durationpb.Duration `protobuf:"bytes,5,opt,name=interval,proto3" json:"interval,omitempty"`
 	// name is a free label for listings.
-	Name          string `protobuf:"bytes,6,opt,name=name,proto3" json:"name,omitempty"`
+	Name string `protobuf:"bytes,6,opt,name=name,proto3" json:"name,omitempty"`
+	// host are host knobs every worker of the run sets around each phase,
+	// within its operator's allow-list.
+	Host          []*HostSetting `protobuf:"bytes,7,rep,name=host,proto3" json:"host,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -256,6 +259,13 @@ func (x *RunSpec) GetName() string {
 	return ""
 }
 
+func (x *RunSpec) GetHost() []*HostSetting {
+	if x != nil {
+		return x.Host
+	}
+	return nil
+}
+
 // PhaseWorker is one worker's part in one phase.
 type PhaseWorker struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
@@ -263,11 +273,14 @@ type PhaseWorker struct {
 	ShardIndex uint32                 `protobuf:"varint,2,opt,name=shard_index,json=shardIndex,proto3" json:"shard_index,omitempty"`
 	// start_skew is when this worker actually started minus the common start,
 	// both in the coordinator's clock (via the worker's estimated offset).
-	StartSkew     *durationpb.Duration `protobuf:"bytes,3,opt,name=start_skew,json=startSkew,proto3" json:"start_skew,omitempty"`
-	Error         string               `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
-	Summary       []byte               `protobuf:"bytes,5,opt,name=summary,proto3" json:"summary,omitempty"`
-	Done          bool                 `protobuf:"varint,6,opt,name=done,proto3" json:"done,omitempty"`
-	Lost          bool                 `protobuf:"varint,7,opt,name=lost,proto3" json:"lost,omitempty"`
+	StartSkew *durationpb.Duration `protobuf:"bytes,3,opt,name=start_skew,json=startSkew,proto3" json:"start_skew,omitempty"`
+	Error     string               `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
+	Summary   []byte               `protobuf:"bytes,5,opt,name=summary,proto3" json:"summary,omitempty"`
+	Done      bool                 `protobuf:"varint,6,opt,name=done,proto3" json:"done,omitempty"`
+	Lost      bool                 `protobuf:"varint,7,opt,name=lost,proto3" json:"lost,omitempty"`
+	// host is the run's host knobs as this worker applied them for the
+	// phase.
+	Host          []*HostKnobResult `protobuf:"bytes,8,rep,name=host,proto3" json:"host,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -349,6 +362,13 @@ func (x *PhaseWorker) GetLost() bool {
 		return x.Lost
 	}
 	return false
+}
+
+func (x *PhaseWorker) GetHost() []*HostKnobResult {
+	if x != nil {
+		return x.Host
+	}
+	return nil
 }
 
 // PhaseRecord is one phase of a run.
@@ -1164,17 +1184,18 @@ var File_writepath_v1_run_proto protoreflect.FileDescriptor
 
 const file_writepath_v1_run_proto_rawDesc = "" +
 	"\n" +
-	"\x16writepath/v1/run.proto\x12\fwritepath.v1\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19writepath/v1/fabric.proto\"\xae\x02\n" +
+	"\x16writepath/v1/run.proto\x12\fwritepath.v1\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19writepath/v1/fabric.proto\"\xdd\x02\n" +
 	"\aRunSpec\x12(\n" +
 	"\x04spec\x18\x01 \x01(\v2\x14.google.protobuf.AnyR\x04spec\x12\x16\n" +
 	"\x06phases\x18\x02 \x03(\tR\x06phases\x12?\n" +
 	"\bselector\x18\x03 \x03(\v2#.writepath.v1.RunSpec.SelectorEntryR\bselector\x12\x18\n" +
 	"\aworkers\x18\x04 \x01(\rR\aworkers\x125\n" +
 	"\binterval\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\binterval\x12\x12\n" +
-	"\x04name\x18\x06 \x01(\tR\x04name\x1a;\n" +
+	"\x04name\x18\x06 \x01(\tR\x04name\x12-\n" +
+	"\x04host\x18\a \x03(\v2\x19.writepath.v1.HostSettingR\x04host\x1a;\n" +
 	"\rSelectorEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd8\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x8a\x02\n" +
 	"\vPhaseWorker\x12\x16\n" +
 	"\x06worker\x18\x01 \x01(\tR\x06worker\x12\x1f\n" +
 	"\vshard_index\x18\x02 \x01(\rR\n" +
@@ -1184,7 +1205,8 @@ const file_writepath_v1_run_proto_rawDesc = "" +
 	"\x05error\x18\x04 \x01(\tR\x05error\x12\x18\n" +
 	"\asummary\x18\x05 \x01(\fR\asummary\x12\x12\n" +
 	"\x04done\x18\x06 \x01(\bR\x04done\x12\x12\n" +
-	"\x04lost\x18\a \x01(\bR\x04lost\"\xeb\x02\n" +
+	"\x04lost\x18\a \x01(\bR\x04lost\x120\n" +
+	"\x04host\x18\b \x03(\v2\x1c.writepath.v1.HostKnobResultR\x04host\"\xeb\x02\n" +
 	"\vPhaseRecord\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x125\n" +
 	"\tplacement\x18\x02 \x01(\x0e2\x17.writepath.v1.PlacementR\tplacement\x12\x1a\n" +
@@ -1333,54 +1355,58 @@ var file_writepath_v1_run_proto_goTypes = []any{
 	nil,                           // 16: writepath.v1.WorkerInfo.LabelsEntry
 	(*anypb.Any)(nil),             // 17: google.protobuf.Any
 	(*durationpb.Duration)(nil),   // 18: google.protobuf.Duration
-	(Placement)(0),                // 19: writepath.v1.Placement
-	(*timestamppb.Timestamp)(nil), // 20: google.protobuf.Timestamp
-	(*OpHistogram)(nil),           // 21: writepath.v1.OpHistogram
-	(*Telemetry)(nil),             // 22: writepath.v1.Telemetry
-	(*KindInfo)(nil),              // 23: writepath.v1.KindInfo
+	(*HostSetting)(nil),           // 19: writepath.v1.HostSetting
+	(*HostKnobResult)(nil),        // 20: writepath.v1.HostKnobResult
+	(Placement)(0),                // 21: writepath.v1.Placement
+	(*timestamppb.Timestamp)(nil), // 22: google.protobuf.Timestamp
+	(*OpHistogram)(nil),           // 23: writepath.v1.OpHistogram
+	(*Telemetry)(nil),             // 24: writepath.v1.Telemetry
+	(*KindInfo)(nil),              // 25: writepath.v1.KindInfo
 }
 var file_writepath_v1_run_proto_depIdxs = []int32{
 	17, // 0: writepath.v1.RunSpec.spec:type_name -> google.protobuf.Any
 	11, // 1: writepath.v1.RunSpec.selector:type_name -> writepath.v1.RunSpec.SelectorEntry
 	18, // 2: writepath.v1.RunSpec.interval:type_name -> google.protobuf.Duration
-	18, // 3: writepath.v1.PhaseWorker.start_skew:type_name -> google.protobuf.Duration
-	19, // 4: writepath.v1.PhaseRecord.placement:type_name -> writepath.v1.Placement
-	1,  // 5: writepath.v1.PhaseRecord.state:type_name -> writepath.v1.PhaseState
-	20, // 6: writepath.v1.PhaseRecord.at:type_name -> google.protobuf.Timestamp
-	20, // 7: writepath.v1.PhaseRecord.ended:type_name -> google.protobuf.Timestamp
-	3,  // 8: writepath.v1.PhaseRecord.workers:type_name -> writepath.v1.PhaseWorker
-	12, // 9: writepath.v1.RunWorker.labels:type_name -> writepath.v1.RunWorker.LabelsEntry
-	18, // 10: writepath.v1.RunWorker.clock_offset:type_name -> google.protobuf.Duration
-	18, // 11: writepath.v1.RunWorker.rtt:type_name -> google.protobuf.Duration
-	2,  // 12: writepath.v1.Run.spec:type_name -> writepath.v1.RunSpec
-	0,  // 13: writepath.v1.Run.state:type_name -> writepath.v1.RunState
-	20, // 14: writepath.v1.Run.created:type_name -> google.protobuf.Timestamp
-	20, // 15: writepath.v1.Run.started:type_name -> google.protobuf.Timestamp
-	20, // 16: writepath.v1.Run.ended:type_name -> google.protobuf.Timestamp
-	18, // 17: writepath.v1.Run.interval:type_name -> google.protobuf.Duration
-	4,  // 18: writepath.v1.Run.phases:type_name -> writepath.v1.PhaseRecord
-	5,  // 19: writepath.v1.Run.workers:type_name -> writepath.v1.RunWorker
-	20, // 20: writepath.v1.Run.worker_intervals_pruned:type_name -> google.protobuf.Timestamp
-	20, // 21: writepath.v1.MergedInterval.start:type_name -> google.protobuf.Timestamp
-	20, // 22: writepath.v1.MergedInterval.end:type_name -> google.protobuf.Timestamp
-	21, // 23: writepath.v1.MergedInterval.ops:type_name -> writepath.v1.OpHistogram
-	7,  // 24: writepath.v1.MergedInterval.stats:type_name -> writepath.v1.OpStats
-	13, // 25: writepath.v1.MergedInterval.counters:type_name -> writepath.v1.MergedInterval.CountersEntry
-	14, // 26: writepath.v1.MergedInterval.gauges:type_name -> writepath.v1.MergedInterval.GaugesEntry
-	9,  // 27: writepath.v1.MergedInterval.telemetry:type_name -> writepath.v1.WorkerTelemetry
-	22, // 28: writepath.v1.WorkerTelemetry.telemetry:type_name -> writepath.v1.Telemetry
-	15, // 29: writepath.v1.WorkerTelemetry.gauges:type_name -> writepath.v1.WorkerTelemetry.GaugesEntry
-	16, // 30: writepath.v1.WorkerInfo.labels:type_name -> writepath.v1.WorkerInfo.LabelsEntry
-	23, // 31: writepath.v1.WorkerInfo.kinds:type_name -> writepath.v1.KindInfo
-	20, // 32: writepath.v1.WorkerInfo.connected_since:type_name -> google.protobuf.Timestamp
-	20, // 33: writepath.v1.WorkerInfo.last_seen:type_name -> google.protobuf.Timestamp
-	18, // 34: writepath.v1.WorkerInfo.clock_offset:type_name -> google.protobuf.Duration
-	18, // 35: writepath.v1.WorkerInfo.rtt:type_name -> google.protobuf.Duration
-	36, // [36:36] is the sub-list for method output_type
-	36, // [36:36] is the sub-list for method input_type
-	36, // [36:36] is the sub-list for extension type_name
-	36, // [36:36] is the sub-list for extension extendee
-	0,  // [0:36] is the sub-list for field type_name
+	19, // 3: writepath.v1.RunSpec.host:type_name -> writepath.v1.HostSetting
+	18, // 4: writepath.v1.PhaseWorker.start_skew:type_name -> google.protobuf.Duration
+	20, // 5: writepath.v1.PhaseWorker.host:type_name -> writepath.v1.HostKnobResult
+	21, // 6: writepath.v1.PhaseRecord.placement:type_name -> writepath.v1.Placement
+	1,  // 7: writepath.v1.PhaseRecord.state:type_name -> writepath.v1.PhaseState
+	22, // 8: writepath.v1.PhaseRecord.at:type_name -> google.protobuf.Timestamp
+	22, // 9: writepath.v1.PhaseRecord.ended:type_name -> google.protobuf.Timestamp
+	3,  // 10: writepath.v1.PhaseRecord.workers:type_name -> writepath.v1.PhaseWorker
+	12, // 11: writepath.v1.RunWorker.labels:type_name -> writepath.v1.RunWorker.LabelsEntry
+	18, // 12: writepath.v1.RunWorker.clock_offset:type_name -> google.protobuf.Duration
+	18, // 13: writepath.v1.RunWorker.rtt:type_name -> google.protobuf.Duration
+	2,  // 14: writepath.v1.Run.spec:type_name -> writepath.v1.RunSpec
+	0,  // 15: writepath.v1.Run.state:type_name -> writepath.v1.RunState
+	22, // 16: writepath.v1.Run.created:type_name -> google.protobuf.Timestamp
+	22, // 17: writepath.v1.Run.started:type_name -> google.protobuf.Timestamp
+	22, // 18: writepath.v1.Run.ended:type_name -> google.protobuf.Timestamp
+	18, // 19: writepath.v1.Run.interval:type_name -> google.protobuf.Duration
+	4,  // 20: writepath.v1.Run.phases:type_name -> writepath.v1.PhaseRecord
+	5,  // 21: writepath.v1.Run.workers:type_name -> writepath.v1.RunWorker
+	22, // 22: writepath.v1.Run.worker_intervals_pruned:type_name -> google.protobuf.Timestamp
+	22, // 23: writepath.v1.MergedInterval.start:type_name -> google.protobuf.Timestamp
+	22, // 24: writepath.v1.MergedInterval.end:type_name -> google.protobuf.Timestamp
+	23, // 25: writepath.v1.MergedInterval.ops:type_name -> writepath.v1.OpHistogram
+	7,  // 26: writepath.v1.MergedInterval.stats:type_name -> writepath.v1.OpStats
+	13, // 27: writepath.v1.MergedInterval.counters:type_name -> writepath.v1.MergedInterval.CountersEntry
+	14, // 28: writepath.v1.MergedInterval.gauges:type_name -> writepath.v1.MergedInterval.GaugesEntry
+	9,  // 29: writepath.v1.MergedInterval.telemetry:type_name -> writepath.v1.WorkerTelemetry
+	24, // 30: writepath.v1.WorkerTelemetry.telemetry:type_name -> writepath.v1.Telemetry
+	15, // 31: writepath.v1.WorkerTelemetry.gauges:type_name -> writepath.v1.WorkerTelemetry.GaugesEntry
+	16, // 32: writepath.v1.WorkerInfo.labels:type_name -> writepath.v1.WorkerInfo.LabelsEntry
+	25, // 33: writepath.v1.WorkerInfo.kinds:type_name -> writepath.v1.KindInfo
+	22, // 34: writepath.v1.WorkerInfo.connected_since:type_name -> google.protobuf.Timestamp
+	22, // 35: writepath.v1.WorkerInfo.last_seen:type_name -> google.protobuf.Timestamp
+	18, // 36: writepath.v1.WorkerInfo.clock_offset:type_name -> google.protobuf.Duration
+	18, // 37: writepath.v1.WorkerInfo.rtt:type_name -> google.protobuf.Duration
+	38, // [38:38] is the sub-list for method output_type
+	38, // [38:38] is the sub-list for method input_type
+	38, // [38:38] is the sub-list for extension type_name
+	38, // [38:38] is the sub-list for extension extendee
+	0,  // [0:38] is the sub-list for field type_name
 }
 
 func init() { file_writepath_v1_run_proto_init() }

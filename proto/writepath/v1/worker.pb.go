@@ -595,9 +595,12 @@ func (x *Heartbeat) GetWorkerTime() *timestamppb.Timestamp {
 
 // Validate asks a worker whether it can run a spec, before a run exists.
 type Validate struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	RequestId     uint64                 `protobuf:"varint,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	Spec          *anypb.Any             `protobuf:"bytes,2,opt,name=spec,proto3" json:"spec,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	RequestId uint64                 `protobuf:"varint,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Spec      *anypb.Any             `protobuf:"bytes,2,opt,name=spec,proto3" json:"spec,omitempty"`
+	// host are the run's host knobs, checked against the worker's
+	// allow-list and the kernel without changing anything.
+	Host          []*HostSetting `protobuf:"bytes,3,rep,name=host,proto3" json:"host,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -642,6 +645,13 @@ func (x *Validate) GetRequestId() uint64 {
 func (x *Validate) GetSpec() *anypb.Any {
 	if x != nil {
 		return x.Spec
+	}
+	return nil
+}
+
+func (x *Validate) GetHost() []*HostSetting {
+	if x != nil {
+		return x.Host
 	}
 	return nil
 }
@@ -708,8 +718,11 @@ type Assign struct {
 	ShardIndex uint32                 `protobuf:"varint,4,opt,name=shard_index,json=shardIndex,proto3" json:"shard_index,omitempty"`
 	ShardCount uint32                 `protobuf:"varint,5,opt,name=shard_count,json=shardCount,proto3" json:"shard_count,omitempty"`
 	// interval is the reporting period d.
-	Interval      *durationpb.Duration `protobuf:"bytes,6,opt,name=interval,proto3" json:"interval,omitempty"`
-	Measured      bool                 `protobuf:"varint,7,opt,name=measured,proto3" json:"measured,omitempty"`
+	Interval *durationpb.Duration `protobuf:"bytes,6,opt,name=interval,proto3" json:"interval,omitempty"`
+	Measured bool                 `protobuf:"varint,7,opt,name=measured,proto3" json:"measured,omitempty"`
+	// host are the run's host knobs: applied before PhaseReady, restored
+	// when the phase ends.
+	Host          []*HostSetting `protobuf:"bytes,8,rep,name=host,proto3" json:"host,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -793,13 +806,22 @@ func (x *Assign) GetMeasured() bool {
 	return false
 }
 
+func (x *Assign) GetHost() []*HostSetting {
+	if x != nil {
+		return x.Host
+	}
+	return nil
+}
+
 // PhaseReady says the worker decoded its assignment and waits for Start; a
 // non-empty error refuses it.
 type PhaseReady struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	RunId         string                 `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
-	Phase         string                 `protobuf:"bytes,2,opt,name=phase,proto3" json:"phase,omitempty"`
-	Error         string                 `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	RunId string                 `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	Phase string                 `protobuf:"bytes,2,opt,name=phase,proto3" json:"phase,omitempty"`
+	Error string                 `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	// host is each host knob as applied: before, set, read back.
+	Host          []*HostKnobResult `protobuf:"bytes,4,rep,name=host,proto3" json:"host,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -853,6 +875,13 @@ func (x *PhaseReady) GetError() string {
 		return x.Error
 	}
 	return ""
+}
+
+func (x *PhaseReady) GetHost() []*HostKnobResult {
+	if x != nil {
+		return x.Host
+	}
+	return nil
 }
 
 // Start releases the barrier: the phase begins at `at`.
@@ -1276,15 +1305,16 @@ const file_writepath_v1_worker_proto_rawDesc = "" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x127\n" +
 	"\tping_sent\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\bpingSent\x12;\n" +
 	"\vworker_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"workerTime\"S\n" +
+	"workerTime\"\x82\x01\n" +
 	"\bValidate\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\x04R\trequestId\x12(\n" +
-	"\x04spec\x18\x02 \x01(\v2\x14.google.protobuf.AnyR\x04spec\"E\n" +
+	"\x04spec\x18\x02 \x01(\v2\x14.google.protobuf.AnyR\x04spec\x12-\n" +
+	"\x04host\x18\x03 \x03(\v2\x19.writepath.v1.HostSettingR\x04host\"E\n" +
 	"\x0eValidateResult\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\x04R\trequestId\x12\x14\n" +
-	"\x05error\x18\x02 \x01(\tR\x05error\"\xf4\x01\n" +
+	"\x05error\x18\x02 \x01(\tR\x05error\"\xa3\x02\n" +
 	"\x06Assign\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05phase\x18\x02 \x01(\tR\x05phase\x12(\n" +
@@ -1294,12 +1324,14 @@ const file_writepath_v1_worker_proto_rawDesc = "" +
 	"\vshard_count\x18\x05 \x01(\rR\n" +
 	"shardCount\x125\n" +
 	"\binterval\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\binterval\x12\x1a\n" +
-	"\bmeasured\x18\a \x01(\bR\bmeasured\"O\n" +
+	"\bmeasured\x18\a \x01(\bR\bmeasured\x12-\n" +
+	"\x04host\x18\b \x03(\v2\x19.writepath.v1.HostSettingR\x04host\"\x81\x01\n" +
 	"\n" +
 	"PhaseReady\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05phase\x18\x02 \x01(\tR\x05phase\x12\x14\n" +
-	"\x05error\x18\x03 \x01(\tR\x05error\"\x97\x01\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\x120\n" +
+	"\x04host\x18\x04 \x03(\v2\x1c.writepath.v1.HostKnobResultR\x04host\"\x97\x01\n" +
 	"\x05Start\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05phase\x18\x02 \x01(\tR\x05phase\x12*\n" +
@@ -1373,8 +1405,10 @@ var file_writepath_v1_worker_proto_goTypes = []any{
 	(*durationpb.Duration)(nil),   // 19: google.protobuf.Duration
 	(*timestamppb.Timestamp)(nil), // 20: google.protobuf.Timestamp
 	(*anypb.Any)(nil),             // 21: google.protobuf.Any
-	(*OpHistogram)(nil),           // 22: writepath.v1.OpHistogram
-	(*Telemetry)(nil),             // 23: writepath.v1.Telemetry
+	(*HostSetting)(nil),           // 22: writepath.v1.HostSetting
+	(*HostKnobResult)(nil),        // 23: writepath.v1.HostKnobResult
+	(*OpHistogram)(nil),           // 24: writepath.v1.OpHistogram
+	(*Telemetry)(nil),             // 25: writepath.v1.Telemetry
 }
 var file_writepath_v1_worker_proto_depIdxs = []int32{
 	2,  // 0: writepath.v1.ConnectRequest.hello:type_name -> writepath.v1.Hello
@@ -1398,24 +1432,27 @@ var file_writepath_v1_worker_proto_depIdxs = []int32{
 	20, // 18: writepath.v1.Heartbeat.ping_sent:type_name -> google.protobuf.Timestamp
 	20, // 19: writepath.v1.Heartbeat.worker_time:type_name -> google.protobuf.Timestamp
 	21, // 20: writepath.v1.Validate.spec:type_name -> google.protobuf.Any
-	21, // 21: writepath.v1.Assign.spec:type_name -> google.protobuf.Any
-	19, // 22: writepath.v1.Assign.interval:type_name -> google.protobuf.Duration
-	20, // 23: writepath.v1.Start.at:type_name -> google.protobuf.Timestamp
-	20, // 24: writepath.v1.Start.local_at:type_name -> google.protobuf.Timestamp
-	20, // 25: writepath.v1.PhaseStarted.started:type_name -> google.protobuf.Timestamp
-	20, // 26: writepath.v1.Interval.start:type_name -> google.protobuf.Timestamp
-	20, // 27: writepath.v1.Interval.end:type_name -> google.protobuf.Timestamp
-	22, // 28: writepath.v1.Interval.ops:type_name -> writepath.v1.OpHistogram
-	16, // 29: writepath.v1.Interval.counters:type_name -> writepath.v1.Interval.CountersEntry
-	17, // 30: writepath.v1.Interval.gauges:type_name -> writepath.v1.Interval.GaugesEntry
-	23, // 31: writepath.v1.Interval.telemetry:type_name -> writepath.v1.Telemetry
-	0,  // 32: writepath.v1.WorkerService.Connect:input_type -> writepath.v1.ConnectRequest
-	1,  // 33: writepath.v1.WorkerService.Connect:output_type -> writepath.v1.ConnectResponse
-	33, // [33:34] is the sub-list for method output_type
-	32, // [32:33] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	22, // 21: writepath.v1.Validate.host:type_name -> writepath.v1.HostSetting
+	21, // 22: writepath.v1.Assign.spec:type_name -> google.protobuf.Any
+	19, // 23: writepath.v1.Assign.interval:type_name -> google.protobuf.Duration
+	22, // 24: writepath.v1.Assign.host:type_name -> writepath.v1.HostSetting
+	23, // 25: writepath.v1.PhaseReady.host:type_name -> writepath.v1.HostKnobResult
+	20, // 26: writepath.v1.Start.at:type_name -> google.protobuf.Timestamp
+	20, // 27: writepath.v1.Start.local_at:type_name -> google.protobuf.Timestamp
+	20, // 28: writepath.v1.PhaseStarted.started:type_name -> google.protobuf.Timestamp
+	20, // 29: writepath.v1.Interval.start:type_name -> google.protobuf.Timestamp
+	20, // 30: writepath.v1.Interval.end:type_name -> google.protobuf.Timestamp
+	24, // 31: writepath.v1.Interval.ops:type_name -> writepath.v1.OpHistogram
+	16, // 32: writepath.v1.Interval.counters:type_name -> writepath.v1.Interval.CountersEntry
+	17, // 33: writepath.v1.Interval.gauges:type_name -> writepath.v1.Interval.GaugesEntry
+	25, // 34: writepath.v1.Interval.telemetry:type_name -> writepath.v1.Telemetry
+	0,  // 35: writepath.v1.WorkerService.Connect:input_type -> writepath.v1.ConnectRequest
+	1,  // 36: writepath.v1.WorkerService.Connect:output_type -> writepath.v1.ConnectResponse
+	36, // [36:37] is the sub-list for method output_type
+	35, // [35:36] is the sub-list for method input_type
+	35, // [35:35] is the sub-list for extension type_name
+	35, // [35:35] is the sub-list for extension extendee
+	0,  // [0:35] is the sub-list for field type_name
 }
 
 func init() { file_writepath_v1_worker_proto_init() }
