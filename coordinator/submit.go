@@ -59,7 +59,6 @@ func checkSpec(spec *writepathv1.RunSpec) error {
 	return checkHost(spec.GetHost())
 }
 
-
 // place picks the workers and builds the run record, reserving the
 // workers for it under the lock so two submits never share a worker.
 func (c *Coordinator) place(spec *writepathv1.RunSpec) (*writepathv1.Run, []*session, error) {

@@ -78,4 +78,3 @@ func (c *Coordinator) forgetValidations(ids *[]uint64) {
 		delete(c.mu.validate, id)
 	}
 }
-

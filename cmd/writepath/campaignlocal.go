@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/writepath/writepath/campaign"
 	"github.com/writepath/writepath/client"
+	"github.com/writepath/writepath/hostknob"
 	"github.com/writepath/writepath/local"
 	"github.com/writepath/writepath/worker"
 )
@@ -25,6 +27,9 @@ type localCampaignFlags struct {
 	db       string
 	dataDir  string
 	interval time.Duration
+	// allowHost is --allow-host: the host knobs the embedded workers may
+	// change for the campaign's runs.
+	allowHost []string
 }
 
 func (o *localCampaignFlags) AddFlags(cmd *cobra.Command) {
@@ -34,6 +39,7 @@ func (o *localCampaignFlags) AddFlags(cmd *cobra.Command) {
 	f.StringVar(&o.db, "db", "writepath.db", "embedded fabric: the store file")
 	f.StringVar(&o.dataDir, "data-dir", ".", "embedded fabric: the workers' data directory")
 	f.DurationVar(&o.interval, "interval", 0, "reporting interval (default the coordinator's, 1s)")
+	f.StringSliceVar(&o.allowHost, "allow-host", nil, "embedded fabric: host knobs the spec's runs may set (scheduler,nr_requests,...; all); needs root")
 }
 
 func (o *localCampaignFlags) Validate() error {
@@ -46,8 +52,30 @@ func (o *localCampaignFlags) Validate() error {
 	if o.interval != 0 && o.interval < 10*time.Millisecond {
 		return fmt.Errorf("--interval %v: want at least 10ms", o.interval)
 	}
+	if _, err := hostknob.ParseAllow(o.allowHost); err != nil {
+		return err
+	}
 	_, err := o.explicitLabels()
 	return err
+}
+
+// knobs opens the embedded workers' host knobs: what --allow-host names,
+// which must cover every knob the spec sets.
+func (o *localCampaignFlags) knobs(spec *campaign.Spec, stderr io.Writer) (*hostknob.Host, error) {
+	allow, _ := hostknob.ParseAllow(o.allowHost) // checked by Validate
+	var refused []string
+	for _, c := range spec.Expand() {
+		for _, h := range c.Host {
+			if n, err := hostknob.Canonical(h.Key); err == nil && !allow.Allows(n) && !slices.Contains(refused, n) {
+				refused = append(refused, n)
+			}
+		}
+	}
+	if len(refused) > 0 {
+		return nil, fmt.Errorf("campaign %s sets host knobs %s: add --allow-host %s (or all) to let the embedded workers change them (as root)",
+			spec.Name, strings.Join(refused, ", "), strings.Join(refused, ","))
+	}
+	return openKnobs(o.dataDir, allow, "--allow-host", knobsLog(stderr))
 }
 
 // explicitLabels parses --local-label I:KEY=VALUE into labels per worker.
@@ -96,16 +124,22 @@ func (o *localCampaignFlags) start(spec *campaign.Spec, stderr io.Writer) (*clie
 	if err != nil {
 		return nil, nil, err
 	}
+	knobs, err := o.knobs(spec, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
 	f, err := local.Start(local.Config{DBPath: o.db,
-		Worker: worker.Config{DataDir: o.dataDir, Version: version, Progress: io.Discard,
+		Worker: worker.Config{DataDir: o.dataDir, Version: version, Progress: io.Discard, Knobs: knobs,
 			Telemetry: workerTelemetry([]string{o.dataDir}, nil, stderr)}})
 	if err != nil {
+		closeKnobs(knobs)
 		return nil, nil, fmt.Errorf("embedded fabric: %w", err)
 	}
+	stop := func() { f.Close(); closeKnobs(knobs) }
 	for _, l := range labels {
 		name, err := f.AddWorker(l)
 		if err != nil {
-			f.Close()
+			stop()
 			return nil, nil, fmt.Errorf("embedded fabric: %w", err)
 		}
 		fmt.Fprintf(stderr, "local worker %s: %s\n", name, labelText(l))
@@ -113,10 +147,10 @@ func (o *localCampaignFlags) start(spec *campaign.Spec, stderr io.Writer) (*clie
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := f.WaitWorkers(ctx, len(labels)); err != nil {
-		f.Close()
+		stop()
 		return nil, nil, fmt.Errorf("embedded fabric: %w", err)
 	}
-	return client.New(f.Control()), func() { f.Close() }, nil
+	return client.New(f.Control()), stop, nil
 }
 
 // setup prepares what the workload needs locally before its specs are

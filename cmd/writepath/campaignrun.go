@@ -37,6 +37,9 @@ func (o *campaignRunOptions) Validate() error {
 	if _, err := report.ParseFormat(o.format); err != nil {
 		return fmt.Errorf("--format: %w", err)
 	}
+	if o.conn.coordinator != "" && len(o.local.allowHost) > 0 {
+		return errors.New("--allow-host is for the embedded fabric; the workers of --coordinator allow host knobs with worker --allow-host")
+	}
 	return o.local.Validate()
 }
 
@@ -98,7 +101,7 @@ func (o *campaignRunOptions) run(ctx context.Context, path string, stdout, stder
 		extra = args
 	}
 	plan, err := client.Plan(spec, buildKindSpec(spec.Workload), client.PlanOptions{File: path, Text: text,
-		Interval: o.local.interval, Extra: extra})
+		Interval: o.local.interval, Extra: extra, HostName: checkHostName})
 	if err != nil {
 		return err
 	}

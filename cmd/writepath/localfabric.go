@@ -45,9 +45,10 @@ func underDir(root, p string) string {
 
 // connect returns a client of the coordinator named by --coordinator, or
 // of an embedded fabric (coordinator + --local-workers workers over
-// loopback gRPC, store at --db) started for this command. close ends
-// whichever it opened.
-func (o *runOptions) connect(kindArgs []string, stderr io.Writer) (c *client.Client, close func(), err error) {
+// loopback gRPC, store at --db) started for this command, whose workers
+// may change the host knobs the command names. close ends whichever it
+// opened.
+func (o *runOptions) connect(kindArgs, hostKnobs []string, stderr io.Writer) (c *client.Client, close func(), err error) {
 	if o.conn.coordinator != "" {
 		c, err := o.conn.dial("--coordinator is required")
 		if err != nil {
@@ -55,17 +56,27 @@ func (o *runOptions) connect(kindArgs []string, stderr io.Writer) (c *client.Cli
 		}
 		return c, func() { c.Close() }, nil
 	}
+	allow, err := embeddedAllow(hostKnobs, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	knobs, err := openKnobs(o.dataDir, allow, "--host", knobsLog(stderr))
+	if err != nil {
+		return nil, nil, err
+	}
 	f, err := local.Start(local.Config{Workers: o.localWorkers, DBPath: o.db,
-		Worker: worker.Config{DataDir: o.dataDir, Version: version, Progress: stderr,
+		Worker: worker.Config{DataDir: o.dataDir, Version: version, Progress: stderr, Knobs: knobs,
 			Telemetry: workerTelemetry(telemetryDirs(o.dataDir, kindArgs), o.devices, stderr)}})
 	if err != nil {
+		closeKnobs(knobs)
 		return nil, nil, fmt.Errorf("embedded fabric: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := f.WaitWorkers(ctx, o.localWorkers); err != nil {
 		f.Close()
+		closeKnobs(knobs)
 		return nil, nil, fmt.Errorf("embedded fabric: %w", err)
 	}
-	return client.New(f.Control()), func() { f.Close() }, nil
+	return client.New(f.Control()), func() { f.Close(); closeKnobs(knobs) }, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,6 +15,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/writepath/writepath/client"
+	"github.com/writepath/writepath/hostknob"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/workload"
 )
@@ -31,6 +33,7 @@ type runOptions struct {
 	json         bool
 	show         string
 	devices      []string
+	host         []string // --host k=v
 }
 
 func (o *runOptions) flagSet() *pflag.FlagSet {
@@ -45,6 +48,7 @@ func (o *runOptions) flagSet() *pflag.FlagSet {
 	f.BoolVar(&o.json, "json", false, "print the summary as JSON on stdout (progress goes to stderr)")
 	f.StringVar(&o.show, "show", "lines,summary", "what to print, comma-separated: lines, summary, none; iostat and innodb add telemetry columns to the lines")
 	f.StringSliceVar(&o.devices, "devices", nil, "embedded fabric: also sample these block devices beside the data dir's")
+	f.StringArrayVar(&o.host, "host", nil, "host knob k=v every worker sets around each phase and restores (scheduler=none, nr_requests=512, dirty_ratio=20, mount=noatime,...; repeatable); embedded: needs root")
 	return f
 }
 
@@ -65,6 +69,9 @@ func (o *runOptions) Validate() error {
 	if _, err := client.ParseShow(o.show); err != nil {
 		return err
 	}
+	if _, err := parseHostFlags(o.host); err != nil {
+		return err
+	}
 	_, err := parseLabels(o.selectors, "--select")
 	return err
 }
@@ -78,6 +85,7 @@ func newRunCmd() *cobra.Command {
 			"interval, then the summary. Words after KIND that name its phases select them (default: all).\n" +
 			"Other arguments go to the kind in its own syntax (fio options or job files, sysbench options);\n" +
 			"writepath's flags: --coordinator --tls-cert --tls-key --tls-ca --tls-server-name --token-file --workers --select --local-workers --db --data-dir --devices --interval --json\n" +
+			"--host k=v (a host knob each worker sets around every phase and restores: " + strings.Join(hostknob.Names(), ", ") + "; `writepath worker --help` says what each sets)\n" +
 			"--show (lines, summary, none; iostat and innodb add telemetry columns to the lines).\n" +
 			"Exit status: 0 finished, 3 partial (a worker was lost), 1 otherwise.",
 		DisableFlagParsing: true,
@@ -119,7 +127,7 @@ func runKind(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	c, closeFabric, err := o.connect(kindArgs, stderr)
+	c, closeFabric, err := o.connect(kindArgs, hostNames(spec.GetHost()), stderr)
 	if err != nil {
 		return err
 	}
@@ -141,8 +149,9 @@ func (o *runOptions) buildSpec(meta workload.Meta, phases, kindArgs []string) (*
 		return nil, err
 	}
 	sel, _ := parseLabels(o.selectors, "--select")
+	host, _ := parseHostFlags(o.host) // checked by Validate
 	spec := &writepathv1.RunSpec{Spec: &anypb.Any{TypeUrl: meta.Kind, Value: b}, Phases: phases,
-		Selector: sel, Workers: o.workers}
+		Selector: sel, Workers: o.workers, Host: host}
 	if o.interval > 0 {
 		spec.Interval = durationpb.New(o.interval)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/writepath/writepath/guard"
+	"github.com/writepath/writepath/hostknob"
 	"github.com/writepath/writepath/worker"
 )
 
@@ -20,6 +21,8 @@ type workerOptions struct {
 	devices []string
 	// allow and binaries are the guard's --allow-path and --allow-binary.
 	allow, binaries []string
+	// allowHost is --allow-host: the host knobs runs may change.
+	allowHost []string
 }
 
 func (o *workerOptions) AddFlags(cmd *cobra.Command) {
@@ -31,6 +34,7 @@ func (o *workerOptions) AddFlags(cmd *cobra.Command) {
 	f.StringArrayVar(&o.allow, "allow-path", nil, "another directory or device jobs may use (repeatable)")
 	f.StringArrayVar(&o.binaries, "allow-binary", nil, "a server binary (mysqld, mariadbd) jobs may start (repeatable; default none)")
 	f.StringSliceVar(&o.devices, "devices", nil, "also sample these block devices (sda, nvme0n1, /dev/mapper/x) beside the data dir's")
+	f.StringSliceVar(&o.allowHost, "allow-host", nil, "host knobs runs may set around their phases (scheduler,nr_requests,dirty_ratio,mount,...; all); default none; needs root")
 }
 
 func (o *workerOptions) Validate() error {
@@ -38,6 +42,9 @@ func (o *workerOptions) Validate() error {
 		return fmt.Errorf("--coordinator is required")
 	}
 	if _, err := parseLabels(o.labels, "--label"); err != nil {
+		return err
+	}
+	if _, err := hostknob.ParseAllow(o.allowHost); err != nil {
 		return err
 	}
 	return o.conn.tls.Validate()
@@ -62,15 +69,20 @@ func newWorkerCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "worker",
 		Short: "Run workload phases for a coordinator (dials out, reconnects on its own)",
-		Args:  cobra.NoArgs,
+		Long: "Run workload phases for a coordinator (dials out, reconnects on its own).\n\n" +
+			"Host knobs a run may set around each phase, if --allow-host names them (the disks and filesystem\n" +
+			"behind --data-dir; the values before are journaled there and restored after the phase, and at\n" +
+			"start-up after a crash):\n  " + strings.Join(hostknob.Help(), "\n  "),
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			w, err := o.newWorker()
+			w, knobs, err := o.newWorker()
 			if err != nil {
 				return err
 			}
+			defer closeKnobs(knobs)
 			return w.Run(cmd.Context())
 		},
 	}
@@ -78,25 +90,36 @@ func newWorkerCmd() *cobra.Command {
 	return cmd
 }
 
-// newWorker builds the worker: its credentials and its guard.
-func (o *workerOptions) newWorker() (*worker.Worker, error) {
+// newWorker builds the worker: its credentials, its guard and its host
+// knobs (which first restore what a killed worker left changed).
+func (o *workerOptions) newWorker() (*worker.Worker, *hostknob.Host, error) {
 	labels, _ := parseLabels(o.labels, "--label")
 	dial, err := o.conn.dialOptions()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	g, err := guard.New(o.dataDir, o.allow, o.binaries)
 	if err != nil {
-		return nil, fmt.Errorf("--data-dir/--allow-path/--allow-binary: %w", err)
+		return nil, nil, fmt.Errorf("--data-dir/--allow-path/--allow-binary: %w", err)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	allowHost, _ := hostknob.ParseAllow(o.allowHost)
+	knobs, err := openKnobs(o.dataDir, allowHost, "--allow-host", log)
+	if err != nil {
+		return nil, nil, err
+	}
 	mode := "plaintext"
 	if o.conn.tls.Enabled() {
 		mode = "mutual TLS, coordinator verified against " + o.conn.tls.CA
 	}
 	log.Info("worker starting", "worker", o.name, "coordinator", o.conn.coordinator, "security", mode,
-		"data_dir", o.dataDir, "allow_path", o.allow, "allow_binary", o.binaries)
-	return worker.New(worker.Config{Coordinator: o.conn.coordinator, Name: o.name, Labels: labels,
-		DataDir: o.dataDir, Guard: g, Version: version, DialOptions: dial, Telemetry: workerTelemetry([]string{o.dataDir}, o.devices, os.Stderr),
+		"data_dir", o.dataDir, "allow_path", o.allow, "allow_binary", o.binaries, "allow_host", allowHost.String())
+	w, err := worker.New(worker.Config{Coordinator: o.conn.coordinator, Name: o.name, Labels: labels,
+		DataDir: o.dataDir, Guard: g, Knobs: knobs, Version: version, DialOptions: dial, Telemetry: workerTelemetry([]string{o.dataDir}, o.devices, os.Stderr),
 		Log: log})
+	if err != nil {
+		closeKnobs(knobs)
+		return nil, nil, err
+	}
+	return w, knobs, nil
 }
