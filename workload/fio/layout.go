@@ -29,6 +29,11 @@ func layout(ctx context.Context, c *clone) ([]string, error) {
 	j := c.job
 	need := c.offset + c.size
 	st, err := os.Stat(c.path)
+	if err == nil && !st.Mode().IsRegular() {
+		// A block or character device (whose Stat size is 0): fio lays out
+		// only regular files. Unlinking it would remove the device node.
+		return []string{fmt.Sprintf("%s: %s is not a regular file, used as is", j.Name, c.path)}, nil
+	}
 	if err == nil && uint64(st.Size()) >= need {
 		return []string{fmt.Sprintf("%s: existing file %s (%d bytes) used as is", j.Name, c.path, st.Size())}, nil
 	}

@@ -108,3 +108,20 @@ func inode(t *testing.T, path string) uint64 {
 	}
 	return fi.Sys().(*syscall.Stat_t).Ino
 }
+
+// TestLayoutLeavesDevices: a filename that is not a regular file (a block
+// device, whose Stat size is 0) is used as it is, as fio does; laying it
+// out unlinked the device node and wrote a regular file in its place.
+func TestLayoutLeavesDevices(t *testing.T) {
+	dir := t.TempDir()
+	node := dir + "/node"
+	if err := syscall.Mkfifo(node, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := inode(t, node)
+	notes, err := layout(context.Background(), layoutClone(t, dir, "--rw=randwrite", "--filename="+node))
+	fi, serr := os.Stat(node)
+	if err != nil || serr != nil || fi.Mode()&os.ModeNamedPipe == 0 || inode(t, node) != before || !strings.Contains(notes[0], "used as is") {
+		t.Errorf("layout over a non-regular file: %q, %v; want it left alone", notes, err)
+	}
+}
