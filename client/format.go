@@ -9,6 +9,7 @@ import (
 	"time"
 
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/telemetry/blocktrace/series"
 )
 
 // IntervalLine formats one merged interval of a run with period d: phase,
@@ -19,6 +20,9 @@ func IntervalLine(mi *writepathv1.MergedInterval, d time.Duration, workers int) 
 	var total, bytes int64
 	var top *writepathv1.OpStats
 	for _, s := range mi.GetStats() {
+		if series.Is(s.GetOp()) {
+			continue // kernel evidence, not the workload's operations
+		}
 		total += s.GetCount()
 		if top == nil || s.GetCount() > top.GetCount() {
 			top = s
@@ -83,6 +87,9 @@ func WriteSummary(w io.Writer, s *Summary) error {
 			}
 		}
 		if err := writeTelemetry(w, p); err != nil {
+			return err
+		}
+		if err := writeSeries(w, "merged", p.Merged.Series); err != nil {
 			return err
 		}
 	}

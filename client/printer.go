@@ -28,7 +28,7 @@ func (p *Printer) Event(ev *writepathv1.WatchRunResponse) {
 	}
 	if mi := ev.GetInterval(); mi != nil {
 		line := IntervalLine(mi, p.run.GetInterval().AsDuration(), p.phaseWorkers(mi.GetPhase()))
-		fmt.Fprintln(p.W, line+TelemetryText(mi, p.Show))
+		fmt.Fprintln(p.W, line+TelemetryText(mi, p.Show)+TraceText(mi, p.Show))
 	}
 }
 

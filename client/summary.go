@@ -8,6 +8,7 @@ import (
 
 	"github.com/writepath/writepath/hist"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/telemetry/blocktrace/series"
 )
 
 // Counters whose name ends in BytesSuffix ("write_bytes", "read_bytes")
@@ -35,6 +36,9 @@ type Totals struct {
 	Bytes    int64            `json:"bytes"`
 	MBPerSec float64          `json:"mb_per_sec"`
 	Counters map[string]int64 `json:"counters"`
+	// Series are the kernel-evidence series (block.*, redo.*, sys.*),
+	// kept apart from the workload's Ops.
+	Series []SeriesSummary `json:"series,omitempty"`
 }
 
 // WorkerSummary is one worker's part of a phase.
@@ -160,6 +164,10 @@ func (t *tally) totals() Totals {
 	}
 	sort.Strings(names)
 	for _, n := range names {
+		if s, ok := series.Parse(n); ok {
+			out.Series = append(out.Series, seriesSummary(s, t.ops[n], t.seconds))
+			continue
+		}
 		out.Ops = append(out.Ops, opSummary(n, t.ops[n], t.seconds))
 	}
 	for k, v := range t.counters {

@@ -14,10 +14,14 @@ import (
 type Show struct {
 	Lines, Summary bool // an interval line per merged interval; the summary at the end
 	IOStat, InnoDB bool // telemetry columns on the lines
+	// Block and Syscalls add the kernel-evidence series (package series)
+	// to the lines.
+	Block, Syscalls bool
 }
 
 // ParseShow parses a comma-separated --show value: lines, summary, none,
-// iostat, innodb. Telemetry columns alone imply lines and summary.
+// iostat, innodb, block, syscalls. Telemetry columns alone imply lines and
+// summary.
 func ParseShow(s string) (Show, error) {
 	var sh Show
 	plain := false
@@ -33,8 +37,12 @@ func ParseShow(s string) (Show, error) {
 			sh.IOStat = true
 		case "innodb":
 			sh.InnoDB = true
+		case "block":
+			sh.Block = true
+		case "syscalls":
+			sh.Syscalls = true
 		default:
-			return Show{}, fmt.Errorf("--show %q: unknown %q; want a comma list of lines, summary, none, iostat, innodb", s, w)
+			return Show{}, fmt.Errorf("--show %q: unknown %q; want a comma list of lines, summary, none, iostat, innodb, block, syscalls", s, w)
 		}
 	}
 	if !plain {

@@ -49,6 +49,9 @@ type Config struct {
 	MinBackoff, MaxBackoff time.Duration
 	// Telemetry, if set, is sampled at each interval boundary.
 	Telemetry Telemetry
+	// Tracer, if set, traces the kernel during measured phases; its series
+	// become extra ops of each interval.
+	Tracer Tracer
 	// Log receives progress; nil discards.
 	Log *slog.Logger
 	// Progress, if set, is handed to workloads for progress bars.

@@ -16,6 +16,7 @@ type phase struct {
 	shard       workload.Shard
 	d           time.Duration
 	measured    bool
+	trace       PhaseTrace // nil unless a Tracer started for this measured phase
 	ctx         context.Context
 	cancel      context.CancelCauseFunc
 	host        *phaseHost // the run's host knobs, applied at assignment

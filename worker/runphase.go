@@ -3,6 +3,8 @@ package worker
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +31,10 @@ func (s *session) runPhase(p *phase, at time.Time) {
 	rec := workload.NewRecorder(at)
 	tel, release := s.phaseTelemetry()
 	defer release()
+	if tr := s.phaseTrace(p); tr != nil {
+		p.trace = tr
+		defer tr.Close()
+	}
 	env := s.w.cfg.env()
 	env.Shard, env.Start, env.Log = p.shard, at, s.w.cfg.Log.With("run", p.runID, "phase", p.name)
 	s.send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_PhaseStarted{PhaseStarted: &writepathv1.PhaseStarted{
@@ -84,11 +90,12 @@ func (s *session) tickUntilDone(p *phase, rec *workload.Recorder, tel Telemetry,
 // histogram of the shared geometry; if it does, the op is skipped and
 // logged rather than the whole interval lost.
 func (s *session) interval(p *phase, seq uint32, snap workload.Snapshot, tel Telemetry) {
+	ops, counters := s.traceInterval(p, p.trace, snap.Ops, snap.Counters)
 	iv := &writepathv1.Interval{RunId: p.runID, Phase: p.name, Seq: seq,
 		Start: timestamppb.New(snap.Start), End: timestamppb.New(snap.End),
-		Counters: snap.Counters, Gauges: snap.Gauges, Telemetry: telemetryProto(tel, snap.End)}
-	for _, op := range snap.OpNames() {
-		b, err := snap.Ops[op].Encode()
+		Counters: counters, Gauges: snap.Gauges, Telemetry: telemetryProto(tel, snap.End)}
+	for _, op := range slices.Sorted(maps.Keys(ops)) {
+		b, err := ops[op].Encode()
 		if err != nil {
 			s.w.cfg.Log.Error("encode histogram", "run", iv.GetRunId(), "phase", iv.GetPhase(), "op", op, "err", err)
 			continue

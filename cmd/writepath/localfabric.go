@@ -60,13 +60,18 @@ func (o *runOptions) connect(kindArgs, hostKnobs []string, stderr io.Writer) (c 
 	if err != nil {
 		return nil, nil, err
 	}
+	dirs := telemetryDirs(o.dataDir, kindArgs)
+	tr, err := o.trace.tracer(traceDevices(dirs, o.devices), stderr)
+	if err != nil {
+		return nil, nil, err
+	}
 	knobs, err := openKnobs(o.dataDir, allow, "--host", knobsLog(stderr))
 	if err != nil {
 		return nil, nil, err
 	}
 	f, err := local.Start(local.Config{Workers: o.localWorkers, DBPath: o.db,
 		Worker: worker.Config{DataDir: o.dataDir, Version: version, Progress: stderr, Knobs: knobs,
-			Telemetry: workerTelemetry(telemetryDirs(o.dataDir, kindArgs), o.devices, stderr)}})
+			Telemetry: workerTelemetry(dirs, o.devices, stderr), Tracer: tr}})
 	if err != nil {
 		closeKnobs(knobs)
 		return nil, nil, fmt.Errorf("embedded fabric: %w", err)

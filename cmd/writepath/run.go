@@ -34,6 +34,7 @@ type runOptions struct {
 	show         string
 	devices      []string
 	host         []string // --host k=v
+	trace        traceFlags
 }
 
 func (o *runOptions) flagSet() *pflag.FlagSet {
@@ -46,9 +47,10 @@ func (o *runOptions) flagSet() *pflag.FlagSet {
 	f.StringVar(&o.dataDir, "data-dir", ".", "embedded fabric: the workers' data directory")
 	f.DurationVar(&o.interval, "interval", 0, "reporting interval (default the coordinator's, 1s)")
 	f.BoolVar(&o.json, "json", false, "print the summary as JSON on stdout (progress goes to stderr)")
-	f.StringVar(&o.show, "show", "lines,summary", "what to print, comma-separated: lines, summary, none; iostat and innodb add telemetry columns to the lines")
+	f.StringVar(&o.show, "show", "lines,summary", "what to print, comma-separated: lines, summary, none; iostat, innodb, block and syscalls add telemetry and kernel series to the lines")
 	f.StringSliceVar(&o.devices, "devices", nil, "embedded fabric: also sample these block devices beside the data dir's")
 	f.StringArrayVar(&o.host, "host", nil, "host knob k=v every worker sets around each phase and restores (scheduler=none, nr_requests=512, dirty_ratio=20, mount=noatime,...; repeatable); embedded: needs root")
+	o.trace.addFlagSet(f)
 	return f
 }
 
@@ -86,7 +88,8 @@ func newRunCmd() *cobra.Command {
 			"Other arguments go to the kind in its own syntax (fio options or job files, sysbench options);\n" +
 			"writepath's flags: --coordinator --tls-cert --tls-key --tls-ca --tls-server-name --token-file --workers --select --local-workers --db --data-dir --devices --interval --json\n" +
 			"--host k=v (a host knob each worker sets around every phase and restores: " + strings.Join(hostknob.Names(), ", ") + "; `writepath worker --help` says what each sets)\n" +
-			"--show (lines, summary, none; iostat and innodb add telemetry columns to the lines).\n" +
+			"--no-trace --trace-pid --trace-comm --trace-redo (embedded fabric: eBPF block-layer and syscall series)\n" +
+			"--show (lines, summary, none; iostat, innodb, block and syscalls add telemetry and kernel series to the lines).\n" +
 			"Exit status: 0 finished, 3 partial (a worker was lost), 1 otherwise.",
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -151,12 +151,12 @@ func newRunsHgrmCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return h.WriteHgrm(cmd.OutOrStdout(), 1e6)
+			return h.WriteHgrm(cmd.OutOrStdout(), client.HgrmScale(o.op))
 		},
 	}
 	o.AddFlags(cmd)
 	f := cmd.Flags()
-	f.StringVar(&o.op, "op", "write", "operation (write, read, sync, trx, ...)")
+	f.StringVar(&o.op, "op", "write", "operation (write, read, sync, trx, ...) or kernel series (block.vda.write.d2c, sys.fsync, sys.write.bytes in bytes, ...)")
 	f.StringVar(&o.phase, "phase", "", "phase (default: every measured phase)")
 	f.StringVar(&o.worker, "worker", "", "one worker's own distribution (default: merged)")
 	return cmd

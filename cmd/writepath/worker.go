@@ -23,6 +23,7 @@ type workerOptions struct {
 	allow, binaries []string
 	// allowHost is --allow-host: the host knobs runs may change.
 	allowHost []string
+	trace     traceFlags
 }
 
 func (o *workerOptions) AddFlags(cmd *cobra.Command) {
@@ -35,6 +36,7 @@ func (o *workerOptions) AddFlags(cmd *cobra.Command) {
 	f.StringArrayVar(&o.binaries, "allow-binary", nil, "a server binary (mysqld, mariadbd) jobs may start (repeatable; default none)")
 	f.StringSliceVar(&o.devices, "devices", nil, "also sample these block devices (sda, nvme0n1, /dev/mapper/x) beside the data dir's")
 	f.StringSliceVar(&o.allowHost, "allow-host", nil, "host knobs runs may set around their phases (scheduler,nr_requests,dirty_ratio,mount,...; all); default none; needs root")
+	o.trace.addFlagSet(f)
 }
 
 func (o *workerOptions) Validate() error {
@@ -112,11 +114,16 @@ func (o *workerOptions) newWorker() (*worker.Worker, *hostknob.Host, error) {
 	if o.conn.tls.Enabled() {
 		mode = "mutual TLS, coordinator verified against " + o.conn.tls.CA
 	}
+	tr, err := o.trace.tracer(traceDevices([]string{o.dataDir}, o.devices), os.Stderr)
+	if err != nil {
+		closeKnobs(knobs)
+		return nil, nil, err
+	}
 	log.Info("worker starting", "worker", o.name, "coordinator", o.conn.coordinator, "security", mode,
-		"data_dir", o.dataDir, "allow_path", o.allow, "allow_binary", o.binaries, "allow_host", allowHost.String())
+		"data_dir", o.dataDir, "allow_path", o.allow, "allow_binary", o.binaries, "allow_host", allowHost.String(), "trace", traceSummary(tr))
 	w, err := worker.New(worker.Config{Coordinator: o.conn.coordinator, Name: o.name, Labels: labels,
 		DataDir: o.dataDir, Guard: g, Knobs: knobs, Version: version, DialOptions: dial, Telemetry: workerTelemetry([]string{o.dataDir}, o.devices, os.Stderr),
-		Log: log})
+		Tracer: tr, Log: log})
 	if err != nil {
 		closeKnobs(knobs)
 		return nil, nil, err
