@@ -47,6 +47,16 @@ type clone struct {
 	deps  []*clone
 	done  chan struct{}
 	notes []string // layout notes, for the report
+	// logs are the job's fio log files (nil when not written); logging
+	// says whether any is, so the hot path checks one bool.
+	logs    [logKinds]*lineLog
+	hist    *clatHist
+	logging bool
+	env     workload.Env
+	// verify is set with verify=; checkReads: a job that only reads
+	// checks each block it reads.
+	verify     *verifier
+	checkReads bool
 	// fill is how write buffers are filled; fillRand, set with
 	// refill_buffers, refills a buffer before each write.
 	bufFill  bufferFill
@@ -212,11 +222,26 @@ func (c *clone) nextOp() (op int, off, n uint64) {
 	return d, off, n
 }
 
-// refill gives buf new contents before a write (refill_buffers).
-func (c *clone) refill(buf []byte) {
+// prepWrite readies a write buffer: new contents with refill_buffers,
+// verify headers with verify=.
+func (c *clone) prepWrite(buf []byte, off uint64) {
 	if c.fillRand != nil {
 		c.bufFill.fill(buf, c.fillRand)
 	}
+	if c.verify != nil {
+		c.verify.stamp(buf, off, off-c.offset)
+	}
+}
+
+// checkRead verifies a block a read-only job read (verify=).
+func (c *clone) checkRead(buf []byte, off uint64) error {
+	if !c.checkReads {
+		return nil
+	}
+	if err := c.verify.check(buf, off); err != nil {
+		return fmt.Errorf("job %s: %w", c.job.Name, err)
+	}
+	return nil
 }
 
 // syncDue applies fio's rule: right after a write, when the writes issued
@@ -243,16 +268,22 @@ func (c *clone) syncDue() bool {
 
 // complete accounts one finished read or write of want bytes that moved n
 // (times in ns since base).
-func (c *clone) complete(d int, start, issue, end, n, want int64, async bool) {
+func (c *clone) complete(d int, start, issue, end, n, want int64, off uint64, async bool) {
 	if !c.recording {
 		return
+	}
+	if c.logging {
+		c.logIO(d, start, issue, end, uint64(n), off, async)
 	}
 	ds := &c.st.dir[d]
 	clat := end - issue
 	ds.clat.Record(clat)
 	ds.lat.Record(end - start)
+	ds.clatSum += clat
+	ds.latSum += end - start
 	if async {
 		ds.slat.Record(issue - start)
+		ds.slatSum += issue - start
 	}
 	ds.ios++
 	ds.bytes += n

@@ -141,7 +141,7 @@ func (c *clone) fill(a *aioState) (bool, error) {
 		}
 		cb.offset, cb.nbytes = int64(off), n
 		if op == dirWrite {
-			c.refill(c.bufs.buf(slot, n))
+			c.prepWrite(c.bufs.buf(slot, n), off)
 		}
 		a.dir[slot] = op
 		a.start[slot] = c.now()
@@ -211,7 +211,12 @@ func (c *clone) reap(a *aioState) error {
 		if ev.res < 0 {
 			return c.ioError(a.dir[slot], uint64(a.cbs[slot].offset), a.cbs[slot].nbytes, unix.Errno(-ev.res))
 		}
-		c.complete(a.dir[slot], a.start[slot], a.issue[slot], now, ev.res, int64(a.cbs[slot].nbytes), true)
+		c.complete(a.dir[slot], a.start[slot], a.issue[slot], now, ev.res, int64(a.cbs[slot].nbytes), uint64(a.cbs[slot].offset), true)
+		if a.dir[slot] == dirRead && c.checkReads {
+			if err := c.checkRead(c.bufs.buf(slot, uint64(ev.res)), uint64(a.cbs[slot].offset)); err != nil {
+				return err
+			}
+		}
 	}
 	if c.recording && n > 0 {
 		c.st.complete[batchIndex(n)]++

@@ -18,6 +18,7 @@ type nullQueue struct {
 	issue   int64
 	dir     []int
 	want    []uint64
+	off     []uint64
 	queued  int
 	flying  int
 	stopped bool
@@ -25,14 +26,14 @@ type nullQueue struct {
 
 func (c *clone) runNullQueue() error {
 	d := int(c.job.Iodepth)
-	q := &nullQueue{c: c, depth: d, start: make([]int64, d), dir: make([]int, d), want: make([]uint64, d)}
+	q := &nullQueue{c: c, depth: d, start: make([]int64, d), dir: make([]int, d), want: make([]uint64, d), off: make([]uint64, d)}
 	return c.drive(q)
 }
 
 func (q *nullQueue) fill() (bool, error) {
 	c := q.c
 	for q.queued+q.flying < q.depth {
-		op, _, n := c.nextOp()
+		op, off, n := c.nextOp()
 		switch op {
 		case opDone:
 			return true, nil
@@ -44,7 +45,7 @@ func (q *nullQueue) fill() (bool, error) {
 		}
 		c.pace()
 		i := q.flying + q.queued
-		q.start[i], q.dir[i], q.want[i] = c.now(), op, n
+		q.start[i], q.dir[i], q.want[i], q.off[i] = c.now(), op, n, off
 		q.queued++
 	}
 	return false, nil
@@ -70,7 +71,7 @@ func (q *nullQueue) reap() error {
 	c := q.c
 	now := c.now()
 	for i := 0; i < q.flying; i++ {
-		c.complete(q.dir[i], q.start[i], q.issue, now, int64(q.want[i]), int64(q.want[i]), true)
+		c.complete(q.dir[i], q.start[i], q.issue, now, int64(q.want[i]), int64(q.want[i]), q.off[i], true)
 	}
 	if c.recording {
 		c.st.complete[batchIndex(q.flying)]++

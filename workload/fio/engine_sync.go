@@ -38,7 +38,7 @@ func (c *clone) runSync() error {
 		}
 		buf := full[:want]
 		if op == dirWrite {
-			c.refill(buf)
+			c.prepWrite(buf, off)
 		}
 		c.iov[0].SetLen(int(want))
 		issue := c.now()
@@ -54,7 +54,12 @@ func (c *clone) runSync() error {
 			c.st.submits++
 			c.st.completes++
 		}
-		c.complete(op, start, issue, end, int64(n), int64(want), false)
+		c.complete(op, start, issue, end, int64(n), int64(want), off, false)
+		if op == dirRead {
+			if err := c.checkRead(buf[:n], off); err != nil {
+				return err
+			}
+		}
 	}
 }
 

@@ -98,7 +98,7 @@ func (c *clone) fillUring(u *uringState) (bool, error) {
 			}
 			sqe.off, sqe.addr, sqe.len, sqe.opFlags = off, u.bufAddr[slot], uint32(n), 0
 			if op == dirWrite {
-				c.refill(c.bufs.buf(slot, n))
+				c.prepWrite(c.bufs.buf(slot, n), off)
 			}
 		}
 		u.dir[slot] = op
@@ -177,7 +177,12 @@ func (c *clone) reapUring(u *uringState) error {
 	case d == opSync:
 		c.completeSync(u.start[slot], now)
 	default:
-		c.complete(d, u.start[slot], u.issue[slot], now, int64(cqe.res), int64(u.r.sqes[slot].len), true)
+		c.complete(d, u.start[slot], u.issue[slot], now, int64(cqe.res), int64(u.r.sqes[slot].len), u.r.sqes[slot].off, true)
+		if d == dirRead && c.checkReads {
+			if err := c.checkRead(c.bufs.buf(slot, uint64(cqe.res)), u.r.sqes[slot].off); err != nil {
+				return err
+			}
+		}
 	}
 	if c.recording {
 		c.st.complete[batchIndex(1)]++

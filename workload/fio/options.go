@@ -110,6 +110,7 @@ var optionTable = []namedOption{
 	opt("randrepeat", true, "Use repeatable random IO pattern", boolOpt(func(j *fiov1.Job, b bool) { j.Randrepeat = b })),
 	opt("randseed", false, "Set the random generator seed value", uintOpt(0, math.MaxUint64, func(j *fiov1.Job, n uint64) { j.Randseed = n })),
 	opt("norandommap", true, "Accept potential duplicate random blocks", boolOpt(func(j *fiov1.Job, b bool) { j.Norandommap = b })),
+	opt("random_generator", false, "Type of random number generator to use (writepath draws with PCG; the random map covers every block, as lfsr does)", setRandomGenerator),
 	opt("random_distribution", false, "Random offset distribution generator (random, zipf:T, pareto:H, normal:D, zoned:..., zoned_abs:...)", setDistribution),
 	opt("refill_buffers", true, "Refill IO buffers on every IO submit", boolOpt(func(j *fiov1.Job, b bool) { j.RefillBuffers = b })),
 	opt("scramble_buffers", true, "Slightly scramble buffers on every IO submit", boolOpt(func(j *fiov1.Job, b bool) { j.ScrambleBuffers = b })),

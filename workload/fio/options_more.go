@@ -86,7 +86,6 @@ var refused = map[string]string{
 // notYet are options in the table whose semantics are not built yet:
 // refused, never silently ignored.
 var notYet = map[string]bool{
-	"verify": true, "do_verify": true, "verify_fatal": true, "verify_interval": true, "verify_dump": true,
 	"write_lat_log": true, "write_bw_log": true, "write_iops_log": true, "write_hist_log": true,
 	"log_avg_msec": true, "log_hist_msec": true, "log_hist_coarseness": true, "log_max_value": true,
 	"log_offset": true, "per_job_logs": true, "log_unix_epoch": true,
@@ -94,6 +93,13 @@ var notYet = map[string]bool{
 	"iodepth_batch_submit": true, "iodepth_batch": true, "iodepth_batch_complete_min": true,
 	"iodepth_batch_complete": true, "iodepth_batch_complete_max": true, "iodepth_low": true,
 	"scramble_buffers": true,
+}
+
+func init() {
+	for _, n := range []string{"write_lat_log", "write_bw_log", "write_iops_log", "write_hist_log",
+		"log_avg_msec", "log_hist_msec", "log_hist_coarseness", "log_max_value", "log_offset", "per_job_logs"} {
+		delete(notYet, n)
+	}
 }
 
 // splitDirs splits a per-direction value "R,W,T": one value applies to all
@@ -440,7 +446,7 @@ func setVerify(j *fiov1.Job, v string) error {
 func logName(field func(*fiov1.Logs) *string) func(*fiov1.Job, string) error {
 	return func(j *fiov1.Job, v string) error {
 		if v == "1" || v == "" {
-			v = j.Name
+			v = logJobName // the job's final name, set by finalizeJob
 		}
 		if v == "0" {
 			v = ""
@@ -449,6 +455,9 @@ func logName(field func(*fiov1.Logs) *string) func(*fiov1.Job, string) error {
 		return nil
 	}
 }
+
+// logJobName marks a log prefix given as a bare flag.
+const logJobName = "\x00job"
 
 func logMsec(field func(*fiov1.Logs) *uint64) func(*fiov1.Job, string) error {
 	return func(j *fiov1.Job, v string) error {
@@ -487,4 +496,15 @@ func setPercentiles(j *fiov1.Job, v string) error {
 	j.PercentileList = out
 	j.ClatPercentiles = j.ClatPercentiles || !j.LatPercentiles
 	return nil
+}
+
+// setRandomGenerator accepts fio's generators: the offsets differ from
+// fio's in any case (writepath draws with PCG), and with the random map
+// every block is covered once per loop, which is what lfsr guarantees.
+func setRandomGenerator(_ *fiov1.Job, v string) error {
+	switch strings.TrimSpace(v) {
+	case "tausworthe", "lfsr", "tausworthe64":
+		return nil
+	}
+	return fmt.Errorf("%q: want tausworthe, lfsr or tausworthe64", v)
 }

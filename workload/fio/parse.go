@@ -205,6 +205,13 @@ func validateJob(j *fiov1.Job) []error {
 // applied: bs becomes the largest block size (the buffer size), a log
 // prefix given as a bare flag becomes the job's final name.
 func finalizeJob(j *fiov1.Job) {
+	if l := j.Logs; l != nil {
+		for _, p := range []*string{&l.Lat, &l.Bw, &l.Iops, &l.Hist} {
+			if *p == logJobName {
+				*p = j.Name
+			}
+		}
+	}
 	if d := j.RandomDistribution; d != fiov1.Distribution_DISTRIBUTION_RANDOM && d != fiov1.Distribution_DISTRIBUTION_UNSPECIFIED {
 		j.Norandommap = true // fio: a non-uniform distribution excludes the random map
 	}

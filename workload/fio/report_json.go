@@ -119,9 +119,9 @@ func dirJSON(e entry, d int, plus bool) obj {
 		{"io_bytes", ds.bytes}, {"io_kbytes", ds.bytes >> 10},
 		{"bw_bytes", int64(bwBytes)}, {"bw", int64(bwBytes / 1024)}, {"iops", iops},
 		{"runtime", ms}, {"total_ios", ds.ios}, {"short_ios", short}, {"drop_ios", 0},
-		{"slat_ns", latJSON(ds.slat, j.SlatPercentiles, plus, pl)},
-		{"clat_ns", latJSON(ds.clat, j.ClatPercentiles, plus, pl)},
-		{"lat_ns", latJSON(ds.lat, j.LatPercentiles, plus, pl)},
+		{"slat_ns", withMean(latJSON(ds.slat, j.SlatPercentiles, plus, pl), exactMean(ds.slat, ds.slatSum))},
+		{"clat_ns", withMean(latJSON(ds.clat, j.ClatPercentiles, plus, pl), exactMean(ds.clat, ds.clatSum))},
+		{"lat_ns", withMean(latJSON(ds.lat, j.LatPercentiles, plus, pl), exactMean(ds.lat, ds.latSum))},
 		{"bw_min", int64(ds.bw.min)}, {"bw_max", int64(ds.bw.max)}, {"bw_agg", share},
 		{"bw_mean", ds.bw.mean}, {"bw_dev", ds.bw.stddev()}, {"bw_samples", ds.bw.n},
 		{"iops_min", int64(ds.iops.min)}, {"iops_max", int64(ds.iops.max)},
@@ -147,6 +147,16 @@ func latJSON(h *hist.Histogram, pct, plus bool, list []float64) obj {
 			bins = append(bins, kv{fmt.Sprint(b.To), b.Count})
 		}
 		o = append(o, kv{"bins", bins})
+	}
+	return o
+}
+
+// withMean sets a latency object's mean.
+func withMean(o obj, mean float64) obj {
+	for i := range o {
+		if o[i].k == "mean" {
+			o[i].v = mean
+		}
 	}
 	return o
 }

@@ -68,7 +68,7 @@ func planClone(j *fiov1.Job, num, index int, env workload.Env) (*clone, error) {
 		}
 	}
 	c := &clone{job: j, num: num, index: index, path: path, size: j.Size, fd: -1,
-		seed: cloneSeed(j.Randseed, index, env.Shard), st: newJobStats(), number: j.NumberIos, offset: j.Offset}
+		seed: cloneSeed(j.Randseed, index, env.Shard), st: newJobStats(), number: j.NumberIos, offset: j.Offset, env: env}
 	if j.Filesize > 0 {
 		c.size = j.Filesize
 	}
@@ -196,12 +196,20 @@ func execute(ctx context.Context, clones []*clone, notes []string, env workload.
 		log.Info(n)
 	}
 	defer closeAll(clones)
+	// Every file is laid out before any is opened: a later job's layout
+	// may replace a file an earlier job shares (a larger region).
 	for _, c := range clones {
-		if len(c.deps) > 0 {
-			continue
+		if len(c.deps) == 0 {
+			if err := layoutFile(ctx, c, log); err != nil {
+				return nil, err
+			}
 		}
-		if err := prepare(ctx, c, rec, log); err != nil {
-			return nil, err
+	}
+	for _, c := range clones {
+		if len(c.deps) == 0 {
+			if err := openAndAttach(c, rec); err != nil {
+				return nil, err
+			}
 		}
 	}
 	// Every worker of the phase starts its I/O at env.Start, so that
@@ -233,18 +241,43 @@ func execute(ctx context.Context, clones []*clone, notes []string, env workload.
 
 // prepare lays out and opens a clone's file and gives it its handles.
 func prepare(ctx context.Context, c *clone, rec *workload.Recorder, log *slog.Logger) error {
-	if !isNull(c.job) {
-		ln, err := layout(ctx, c)
-		for _, n := range ln {
-			log.Info(n)
-		}
-		c.notes = append(c.notes, ln...)
+	if err := layoutFile(ctx, c, log); err != nil {
+		return err
+	}
+	return openAndAttach(c, rec)
+}
+
+// layoutFile lays the clone's file out (nothing for the null engine).
+func layoutFile(ctx context.Context, c *clone, log *slog.Logger) error {
+	if isNull(c.job) {
+		return nil
+	}
+	ln, err := layout(ctx, c)
+	for _, n := range ln {
+		log.Info(n)
+	}
+	c.notes = append(c.notes, ln...)
+	return err
+}
+
+// openAndAttach opens the clone's file, logs and verifier, and gives it
+// its handles.
+func openAndAttach(c *clone, rec *workload.Recorder) error {
+	if err := openClone(c); err != nil {
+		return err
+	}
+	if c.job.Verify != fiov1.Verify_VERIFY_NONE && c.job.Verify != fiov1.Verify_VERIFY_UNSPECIFIED {
+		v, err := newVerifier(c)
 		if err != nil {
 			return err
 		}
+		c.verify, c.checkReads = v, !c.does(dirWrite)
 	}
-	if err := openClone(c); err != nil {
-		return err
+	if wantsLogs(c.job) {
+		if err := openLogs(c, c.env.Path, c.num == 0 || c.job.Logs.PerJob); err != nil {
+			return err
+		}
+		c.logging = true
 	}
 	attachHandles(c, rec)
 	return nil
@@ -349,9 +382,18 @@ func (c *clone) run(ctx context.Context) error {
 	if err == nil && c.job.EndFsync && c.does(dirWrite) {
 		err = c.doSync()
 	}
+	if err == nil && c.verify != nil && c.job.DoVerify && c.does(dirWrite) {
+		err = c.verifyPass()
+	}
+	if err == nil {
+		err = c.verify.result(c.job.Name)
+	}
 	c.finish()
 	if cerr := c.closeFile(); err == nil {
 		err = cerr
+	}
+	if lerr := c.closeLogs(); err == nil {
+		err = lerr
 	}
 	return err
 }
@@ -408,7 +450,7 @@ func openClone(c *clone) error {
 // attachHandles gives the clone its own Recorder handles, one per
 // operation it performs.
 func attachHandles(c *clone, rec *workload.Recorder) {
-	if c.does(dirRead) {
+	if c.does(dirRead) || c.verify != nil {
 		c.h[dirRead] = rec.Handle("read")
 		c.bytes[dirRead] = rec.Counter("read_bytes")
 	}
@@ -423,6 +465,7 @@ func attachHandles(c *clone, rec *workload.Recorder) {
 
 func closeAll(clones []*clone) {
 	for _, c := range clones {
+		_ = c.closeLogs()
 		c.closeFile()
 		c.bufs.close()
 	}

@@ -14,11 +14,14 @@ const sampleWindow = 500 * time.Millisecond
 // dirStats are one direction's cumulative results. Latencies are ns.
 type dirStats struct {
 	clat, lat, slat *hist.Histogram
-	ios, bytes      int64
-	short           int64
-	bw, iops        samples // per-window KiB/s and IOPS
-	winBytes        int64   // bytes in the current sample window
-	winIOs          int64
+	// sums of clat, lat and slat in ns: exact means, so that mean(slat) +
+	// mean(clat) = mean(lat) as in fio (histogram means are approximate).
+	clatSum, latSum, slatSum int64
+	ios, bytes               int64
+	short                    int64
+	bw, iops                 samples // per-window KiB/s and IOPS
+	winBytes                 int64   // bytes in the current sample window
+	winIOs                   int64
 }
 
 func newDirStats() dirStats {
@@ -170,6 +173,9 @@ func (s *jobStats) merge(o *jobStats, group bool) error {
 		a.ios += b.ios
 		a.bytes += b.bytes
 		a.short += b.short
+		a.clatSum += b.clatSum
+		a.latSum += b.latSum
+		a.slatSum += b.slatSum
 		if group {
 			a.bw.sum(b.bw)
 			a.iops.sum(b.iops)
@@ -209,9 +215,21 @@ func (s *jobStats) unify() error {
 	}
 	r.ios += w.ios
 	r.bytes += w.bytes
+	r.clatSum += w.clatSum
+	r.latSum += w.latSum
+	r.slatSum += w.slatSum
 	r.short += w.short
 	r.bw.sum(w.bw)
 	r.iops.sum(w.iops)
 	s.dir[dirWrite] = newDirStats()
 	return nil
+}
+
+// exactMean is sum/h.Count() when a sum was kept, else the histogram's
+// mean (summaries decoded from JSON).
+func exactMean(h *hist.Histogram, sum int64) float64 {
+	if n := h.Count(); n > 0 && sum > 0 {
+		return float64(sum) / float64(n)
+	}
+	return h.Mean()
 }
