@@ -385,6 +385,8 @@ func setZones(j *fiov1.Job, abs bool, arg string) error {
 			if zone.Size, err = parseSize(s); err != nil {
 				return err
 			}
+		} else if s == "" {
+			zone.SizePercent = 0xffff // the rest of the region, as fio reads "20/"
 		} else {
 			sp, err := parseUint(strings.TrimSuffix(s, "%"), 0, 100)
 			if err != nil {
@@ -397,6 +399,17 @@ func setZones(j *fiov1.Job, abs bool, arg string) error {
 	}
 	if access != 100 {
 		return fmt.Errorf("%q: access percentages add up to %d, want 100", arg, access)
+	}
+	used := uint32(0)
+	for _, z := range j.Zones {
+		if z.SizePercent != 0xffff {
+			used += z.SizePercent
+		}
+	}
+	for _, z := range j.Zones {
+		if z.SizePercent == 0xffff {
+			z.SizePercent = 100 - min(used, 100)
+		}
 	}
 	return nil
 }
