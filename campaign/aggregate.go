@@ -108,7 +108,11 @@ type Table struct {
 // Row is one cell across every group.
 type Row struct {
 	Label string
-	Aggs  []Agg // one per group, in Table.Groups order; Rounds 0 when none ran
+	// Host says what the cell's runs read back of their host knobs where
+	// the kernel kept another value than the one set ("nr_requests read
+	// 4"); empty when every value held.
+	Host string `json:",omitempty"`
+	Aggs []Agg  // one per group, in Table.Groups order; Rounds 0 when none ran
 }
 
 // Key names one run's place in the matrix.

@@ -121,12 +121,16 @@ func BuildCampaignTable(ctx context.Context, src CampaignSource, rec *writepathv
 		res.Unit = UnitFor(spec.Workload)
 	}
 	stats := map[campaign.Key][]campaign.RoundStat{}
+	runs := map[string][]*writepathv1.Run{} // by cell label, for host knobs
 	for i, cr := range rec.GetRuns() {
 		if !cr.GetDone() {
 			continue
 		}
 		p := plan.GetRuns()[i]
-		st, err := roundStat(ctx, src, spec.Window, cr.GetRunId())
+		st, run, err := roundStat(ctx, src, spec.Window, cr.GetRunId())
+		if run != nil {
+			runs[p.GetCell()] = append(runs[p.GetCell()], run)
+		}
 		if errors.Is(err, campaign.ErrEmptyWindow) {
 			res.Notes = append(res.Notes, fmt.Sprintf("run %s (%s on %s, round %d): %v", cr.GetRunId(), p.GetCell(), p.GetGroup(), p.GetRound(), err))
 			continue
@@ -138,21 +142,26 @@ func BuildCampaignTable(ctx context.Context, src CampaignSource, rec *writepathv
 		stats[k] = append(stats[k], st)
 	}
 	res.Table = spec.BuildTable(stats)
+	for i := range res.Table.Rows {
+		res.Table.Rows[i].Host = HostLabel(runs[res.Table.Rows[i].Label])
+	}
 	return res, nil
 }
 
-func roundStat(ctx context.Context, src CampaignSource, w campaign.Window, id string) (campaign.RoundStat, error) {
+// roundStat reduces one run to the window; it also returns the run's
+// record when it could be read.
+func roundStat(ctx context.Context, src CampaignSource, w campaign.Window, id string) (campaign.RoundStat, *writepathv1.Run, error) {
 	r, err := src.Intervals(ctx, id)
 	if err != nil {
-		return campaign.RoundStat{}, err
+		return campaign.RoundStat{}, nil, err
 	}
 	ivs, err := CampaignIntervals(r)
 	if err != nil {
-		return campaign.RoundStat{}, err
+		return campaign.RoundStat{}, r.GetRun(), err
 	}
 	st, err := w.Stat(ivs)
 	if err != nil {
-		return st, fmt.Errorf("run %s: %w", id, err)
+		return st, r.GetRun(), fmt.Errorf("run %s: %w", id, err)
 	}
-	return st, nil
+	return st, r.GetRun(), nil
 }

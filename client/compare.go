@@ -90,7 +90,10 @@ func WriteComparison(w io.Writer, a, b *Summary, rows []CompareRow) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", r.Op, r.Metric, fnum(r.A), fnum(r.B), delta)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeHostComparison(w, CompareHost(a, b))
 }
 
 func fnum(v float64) string {

@@ -62,6 +62,9 @@ func WriteSummary(w io.Writer, s *Summary) error {
 	if s.WorkerIntervalsPruned != "" {
 		fmt.Fprintf(w, "per-worker intervals pruned %s (retention): workers show start skew only\n", s.WorkerIntervalsPruned)
 	}
+	if err := writeHost(w, s.Host); err != nil {
+		return err
+	}
 	for _, p := range s.Phases {
 		fmt.Fprintf(w, "\nphase %s: %s, %d intervals, %.1fs\n", p.Phase, p.State, p.Intervals, p.Merged.Seconds)
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)

@@ -71,8 +71,10 @@ type Summary struct {
 	Lost   []string `json:"lost,omitempty"`
 	// WorkerIntervalsPruned is when retention dropped the per-worker
 	// intervals (RFC 3339); workers then have no totals of their own.
-	WorkerIntervalsPruned string         `json:"worker_intervals_pruned,omitempty"`
-	Phases                []PhaseSummary `json:"phases"`
+	WorkerIntervalsPruned string `json:"worker_intervals_pruned,omitempty"`
+	// Host are the run's host knobs per worker: before, set, read back.
+	Host   []HostKnob     `json:"host,omitempty"`
+	Phases []PhaseSummary `json:"phases"`
 }
 
 // Summarize computes a run's summary from its stored intervals. Percentiles
@@ -80,7 +82,7 @@ type Summary struct {
 func Summarize(r *writepathv1.GetRunResponse) (*Summary, error) {
 	run := r.GetRun()
 	s := &Summary{RunID: run.GetId(), Kind: run.GetKindName(), State: stateName(run.GetState()),
-		Reason: run.GetReason(), Lost: run.GetLost()}
+		Reason: run.GetReason(), Lost: run.GetLost(), Host: HostKnobs(run)}
 	if t := run.GetWorkerIntervalsPruned(); t != nil {
 		s.WorkerIntervalsPruned = t.AsTime().UTC().Format(time.RFC3339)
 	}

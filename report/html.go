@@ -39,7 +39,14 @@ type Run struct {
 	Workers  []WorkerRow
 	Devices  []Series // iostat -x per device, e.g. Name "vda w/s"
 	InnoDB   []Series // InnoDB counters and checkpoint age
+	Host     []HostRow
 	Notes    []string // matched log lines, warnings
+}
+
+// HostRow is one host knob on one target of one worker, as the run set
+// it: before, set, read back.
+type HostRow struct {
+	Worker, Knob, Target, Before, Set, Read string
 }
 
 // OpSeries is one operation's time series and its whole-run histogram.
@@ -83,6 +90,7 @@ type jsonRun struct {
 	Ops                             []jsonOp
 	Workers                         []WorkerRow
 	Devices, InnoDB                 []Series
+	Host                            []HostRow `json:",omitempty"`
 	Notes                           []string
 }
 
@@ -129,7 +137,7 @@ var distPercentiles = []float64{0, 10, 20, 30, 40, 50, 55, 60, 65, 70, 75, 80, 8
 
 func toJSON(r Run) jsonRun {
 	j := jsonRun{ID: r.ID, Title: r.Title, Kind: r.Kind, State: r.State,
-		IntervalS: r.Interval.Seconds(), Workers: r.Workers, Devices: r.Devices, InnoDB: r.InnoDB, Notes: r.Notes}
+		IntervalS: r.Interval.Seconds(), Workers: r.Workers, Devices: r.Devices, InnoDB: r.InnoDB, Host: r.Host, Notes: r.Notes}
 	if !r.Started.IsZero() {
 		j.Started = r.Started.UTC().Format(time.RFC3339)
 	}

@@ -64,7 +64,7 @@ func header(t campaign.Table, unit string) []string {
 }
 
 func cells(t campaign.Table, r campaign.Row) []string {
-	out := []string{r.Label}
+	out := []string{RowLabel(r)}
 	for _, a := range r.Aggs {
 		if a.Rounds == 0 {
 			out = append(out, "-", "-", "-")
@@ -109,7 +109,7 @@ func writeCSV(w io.Writer, t campaign.Table, unit string) error {
 	}
 	for _, r := range t.Rows {
 		for gi, a := range r.Aggs {
-			rec := []string{r.Label, t.Groups[gi], strconv.Itoa(a.Rounds),
+			rec := []string{RowLabel(r), t.Groups[gi], strconv.Itoa(a.Rounds),
 				f2(a.Throughput), f2(a.ThroughputMin), f2(a.ThroughputMax),
 				f3(float64(a.P99) / 1e6), f3(float64(a.P99Min) / 1e6), f3(float64(a.P99Max) / 1e6), f2(a.DeltaPct)}
 			if err := cw.Write(rec); err != nil {
@@ -119,6 +119,15 @@ func writeCSV(w io.Writer, t campaign.Table, unit string) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// RowLabel is a row's cell label with what its host knobs read back when
+// the kernel kept other values than those set.
+func RowLabel(r campaign.Row) string {
+	if r.Host == "" {
+		return r.Label
+	}
+	return r.Label + " [" + r.Host + "]"
 }
 
 func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }

@@ -31,6 +31,9 @@ func Run(r *writepathv1.GetRunResponse) (report.Run, error) {
 	out.Ops = ops
 	out.Devices, out.InnoDB = telemetrySeries(r.GetIntervals(), t)
 	out.Workers = workerRows(s)
+	for _, k := range s.Host {
+		out.Host = append(out.Host, report.HostRow{Worker: k.Worker, Knob: k.Knob, Target: k.Target, Before: k.Before, Set: k.Set, Read: k.Read})
+	}
 	if run.GetReason() != "" {
 		out.Notes = append(out.Notes, run.GetReason())
 	}

@@ -124,6 +124,20 @@
       });
       sec.appendChild(t);
     }
+    if (r.Host && r.Host.length) {
+      sec.appendChild(el("h3", {}, "Host knobs (set around every phase, restored after)"));
+      var ht = el("table", { "data-host": "" });
+      var hh = el("tr");
+      ["worker", "knob", "target", "before", "set", "read back"].forEach(function (h) { hh.appendChild(el("th", {}, h)); });
+      ht.appendChild(hh);
+      r.Host.forEach(function (k) {
+        var tr = el("tr");
+        [k.Worker, k.Knob, k.Target, k.Before, k.Set, k.Read].forEach(function (v) { tr.appendChild(el("td", {}, v)); });
+        if (k.Read !== k.Set) tr.setAttribute("class", "differs");
+        ht.appendChild(tr);
+      });
+      sec.appendChild(ht);
+    }
     var g = el("div", { "class": "grid" });
     sec.appendChild(g);
     root.appendChild(sec);
@@ -145,7 +159,8 @@
     var sec = el("section", { "data-campaign": t.Campaign });
     sec.appendChild(el("h2", {}, "Campaign " + t.Campaign + " — median " + unit + " per cell and group"));
     root.appendChild(sec);
-    var labels = t.Rows.map(function (r) { return r.Label; });
+    function rowLabel(r) { return r.Host ? r.Label + " [" + r.Host + "]" : r.Label; }
+    var labels = t.Rows.map(rowLabel);
     var series = [];
     t.Groups.forEach(function (g, gi) {
       series.push({ name: g, type: "bar", data: t.Rows.map(function (r) { return r.Aggs[gi].Throughput; }) });
@@ -189,7 +204,7 @@
     tab.appendChild(el("tr")).innerHTML = head;
     t.Rows.forEach(function (r) {
       var tr = el("tr");
-      tr.appendChild(el("td", {}, r.Label));
+      tr.appendChild(el("td", {}, rowLabel(r)));
       r.Aggs.forEach(function (a) {
         tr.appendChild(el("td", {}, a.Rounds ? Math.round(a.Throughput) + " (" + Math.round(a.ThroughputMin) + "–" + Math.round(a.ThroughputMax) + ")" : "-"));
         tr.appendChild(el("td", {}, a.Rounds ? latency(a.P99) : "-"));
