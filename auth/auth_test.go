@@ -2,6 +2,8 @@ package auth
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"net"
 	"os"
@@ -49,13 +51,16 @@ func check(addr string, opts ...grpc.DialOption) error {
 
 func initDir(t *testing.T) string {
 	dir := filepath.Join(t.TempDir(), "certs")
-	if err := InitCerts(dir, []string{"coord.example"}, time.Hour); err != nil {
+	if err := InitCerts(dir, []string{"coord.example"}, []string{"w1"}, time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	return dir
 }
 
 func files(dir string, r Role) TLSFiles {
+	if r == RoleWorker {
+		return TLSFiles{Cert: WorkerCertFile(dir, "w1"), Key: WorkerKeyFile(dir, "w1"), CA: filepath.Join(dir, Files.CA)}
+	}
 	return TLSFiles{Cert: CertFile(dir, r), Key: KeyFile(dir, r), CA: filepath.Join(dir, Files.CA)}
 }
 
@@ -112,11 +117,59 @@ func TestBearerToken(t *testing.T) {
 
 func TestInitCertsRefusesOverwrite(t *testing.T) {
 	dir := initDir(t)
-	if err := InitCerts(dir, nil, time.Hour); err == nil || !strings.Contains(err.Error(), "exists") {
+	if err := InitCerts(dir, nil, nil, time.Hour); err == nil || !strings.Contains(err.Error(), "exists") {
 		t.Errorf("second InitCerts = %v; want a refusal", err)
 	}
-	if st, err := os.Stat(KeyFile(dir, RoleWorker)); err != nil || st.Mode().Perm() != 0o600 {
-		t.Errorf("worker key mode = %v, %v; want 0600", st.Mode(), err)
+	for _, k := range []string{KeyFile(dir, RoleClient), KeyFile(dir, RoleCoordinator), WorkerKeyFile(dir, "w1"), filepath.Join(dir, Files.CAKey)} {
+		if st, err := os.Stat(k); err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s mode = %v, %v; want 0600", k, st.Mode(), err)
+		}
+	}
+}
+
+// TestInitCertsRefusesLeftoverKey: a key file left in the directory (here
+// 0644, readable by anyone) is never kept under a new CA.
+func TestInitCertsRefusesLeftoverKey(t *testing.T) {
+	dir := t.TempDir()
+	old := KeyFile(dir, RoleClient)
+	if err := os.WriteFile(old, []byte("old key"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := InitCerts(dir, nil, nil, time.Hour)
+	if err == nil || !strings.Contains(err.Error(), old) || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("InitCerts over a leftover 0644 key = %v; want a refusal naming %s", err, old)
+	}
+	open := filepath.Join(t.TempDir(), "open")
+	os.Mkdir(open, 0o777)
+	os.Chmod(open, 0o777)
+	if err := InitCerts(open, nil, nil, time.Hour); err == nil || !strings.Contains(err.Error(), "writable by group or others") {
+		t.Errorf("InitCerts in a 0777 directory = %v; want a refusal", err)
+	}
+}
+
+func TestIssueWorkers(t *testing.T) {
+	dir := initDir(t)
+	if err := IssueWorkers(dir, []string{"db2", "db3"}, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"", "../x", "a/b", ".hidden", "two words", strings.Repeat("n", 65)} {
+		if err := IssueWorkers(dir, []string{bad}, time.Hour); err == nil {
+			t.Errorf("IssueWorkers(%q) succeeded", bad)
+		}
+	}
+	pair, err := tls.LoadX509KeyPair(WorkerCertFile(dir, "db2"), WorkerKeyFile(dir, "db2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := x509.ParseCertificate(pair.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := RoleOf(c); r != RoleWorker || err != nil || c.Subject.CommonName != "db2" {
+		t.Errorf("db2's certificate: role %v (%v), CN %q; want worker, db2", r, err, c.Subject.CommonName)
+	}
+	if names := NamesOf(c); len(names) != 1 || names[0] != "db2" {
+		t.Errorf("NamesOf(db2's certificate) = %v", names)
 	}
 }
 

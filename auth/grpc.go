@@ -12,8 +12,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/tap"
 )
 
 // Policy decides which callers may use which services of the coordinator.
@@ -27,29 +27,34 @@ type Policy struct {
 	// Roles maps a full service name ("writepath.v1.ControlService") to the
 	// certificate roles allowed to call it. Enforced only under TLS.
 	Roles map[string][]Role
+	// StreamsPerCertificate, when positive, bounds the streams open at once
+	// under one worker certificate (a worker needs one), so a stolen
+	// worker key cannot make the server hold many streams' messages.
+	StreamsPerCertificate int
 }
 
-// ServerOptions returns the transport credentials and interceptors that
-// enforce p.
+// ServerOptions returns the transport credentials and the admission of
+// every call. Admission runs in gRPC's tap, when a stream's headers arrive
+// and before any of its messages is read: a caller without the token or
+// the role cannot make the server buffer a single request.
 func (p Policy) ServerOptions() []grpc.ServerOption {
 	var opts []grpc.ServerOption
 	if p.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(p.TLS)))
 	}
-	opts = append(opts,
-		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-			if err := p.admit(ctx, info.FullMethod); err != nil {
-				return nil, err
-			}
-			return h(ctx, req)
-		}),
-		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			if err := p.admit(ss.Context(), info.FullMethod); err != nil {
-				return err
-			}
-			return h(srv, ss)
-		}))
-	return opts
+	var streams *certStreams
+	if p.StreamsPerCertificate > 0 {
+		streams = &certStreams{max: p.StreamsPerCertificate, open: map[[32]byte]int{}}
+	}
+	return append(opts, grpc.InTapHandle(func(ctx context.Context, info *tap.Info) (context.Context, error) {
+		if err := p.admit(ctx, info.FullMethodName); err != nil {
+			return ctx, err
+		}
+		if err := streams.take(ctx); err != nil {
+			return ctx, err
+		}
+		return ctx, nil
+	}))
 }
 
 // admit checks one call. It is the only place that turns an auth failure
@@ -95,15 +100,11 @@ func checkToken(ctx context.Context, want string) error {
 }
 
 func peerRole(ctx context.Context) (Role, error) {
-	p, ok := peer.FromContext(ctx)
+	c, ok := PeerCertificate(ctx)
 	if !ok {
-		return "", fmt.Errorf("no peer")
-	}
-	info, ok := p.AuthInfo.(credentials.TLSInfo)
-	if !ok || len(info.State.VerifiedChains) == 0 || len(info.State.VerifiedChains[0]) == 0 {
 		return "", fmt.Errorf("no verified client certificate")
 	}
-	return RoleOf(info.State.VerifiedChains[0][0])
+	return RoleOf(c)
 }
 
 // DialOptions returns what a worker or the CLI needs to reach a coordinator

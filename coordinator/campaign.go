@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/writepath/writepath/coordinator/store"
+	"github.com/writepath/writepath/internal/echo"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 )
 
@@ -95,9 +96,17 @@ func (c *Coordinator) SubmitCampaign(plan *writepathv1.CampaignPlan) (*writepath
 	return c.startCampaign(rec)
 }
 
+// MaxCampaignRuns bounds the runs one campaign plans (the CLI's expansion
+// stops at the same number, campaign.MaxRuns, before allocating them).
+const MaxCampaignRuns = 10_000
+
 func checkPlan(plan *writepathv1.CampaignPlan) error {
 	if len(plan.GetRuns()) == 0 {
-		return fmt.Errorf("%w: campaign %q plans no runs", ErrBadRequest, plan.GetName())
+		return fmt.Errorf("%w: campaign %s plans no runs", ErrBadRequest, echo.Quote(plan.GetName()))
+	}
+	if n := len(plan.GetRuns()); n > MaxCampaignRuns {
+		return fmt.Errorf("%w: campaign %s plans %d runs, the limit is %d (the maximum campaign size)",
+			ErrBadRequest, echo.Quote(plan.GetName()), n, MaxCampaignRuns)
 	}
 	for i, p := range plan.GetRuns() {
 		if p.GetIndex() != uint32(i) {
@@ -143,6 +152,11 @@ func (c *Coordinator) startCampaign(rec *writepathv1.Campaign) (*writepathv1.Cam
 	if c.camps.mu.active[rec.GetId()] != nil {
 		c.camps.mu.Unlock()
 		return nil, fmt.Errorf("%w: campaign %s is already running", ErrBadRequest, rec.GetId())
+	}
+	if n := len(c.camps.mu.active); n >= c.cfg.MaxActiveCampaigns {
+		c.camps.mu.Unlock()
+		return nil, fmt.Errorf("%w: %d campaigns running, the limit of active campaigns; cancel one (writepath campaign cancel ID) or wait",
+			ErrLimit, n)
 	}
 	c.camps.mu.active[rec.GetId()] = e
 	c.camps.mu.Unlock()

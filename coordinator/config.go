@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"context"
 	"log/slog"
 	"time"
 )
@@ -14,6 +15,12 @@ const (
 	DefaultReadyTimeout      = 2 * time.Minute
 	DefaultValidateTimeout   = 10 * time.Second
 	DefaultCancelGrace       = 1500 * time.Millisecond
+	DefaultHelloTimeout      = 10 * time.Second
+	// DefaultMaxWorkers bounds the workers connected at once: the fleet
+	// budget is 1,000 workers in 512 MiB; four times that still fits.
+	DefaultMaxWorkers = 4096
+	// DefaultMaxActiveCampaigns bounds the campaigns executing at once.
+	DefaultMaxActiveCampaigns = 16
 )
 
 // Config tunes a Coordinator; zero fields take the defaults above.
@@ -41,6 +48,20 @@ type Config struct {
 	// each run, only the newest KeepWorkerIntervals ended runs keep their
 	// per-worker interval snapshots (merged intervals are always kept).
 	KeepWorkerIntervals int
+	// HelloTimeout bounds the wait for a new stream's Hello.
+	HelloTimeout time.Duration
+	// MaxWorkers bounds the workers connected at once (a reconnecting
+	// worker replaces its old session and is not counted twice).
+	MaxWorkers int
+	// MaxActiveCampaigns bounds the campaigns executing at once.
+	MaxActiveCampaigns int
+	// WorkerIdentity, when set, returns the worker names the credentials
+	// of the call in ctx prove (a worker certificate's common name and DNS
+	// names); bound is false when they prove none (plaintext, token). A
+	// Hello naming another worker is refused, so one worker's certificate
+	// cannot take over another's name and receive its jobs. The command
+	// wires auth.WorkerNames; the coordinator knows no credentials.
+	WorkerIdentity func(ctx context.Context) (names []string, bound bool)
 	// Log receives lifecycle events; nil discards.
 	Log *slog.Logger
 }
@@ -58,6 +79,13 @@ func (c Config) withDefaults() Config {
 	def(&c.ReadyTimeout, DefaultReadyTimeout)
 	def(&c.ValidateTimeout, DefaultValidateTimeout)
 	def(&c.CancelGrace, DefaultCancelGrace)
+	def(&c.HelloTimeout, DefaultHelloTimeout)
+	if c.MaxWorkers <= 0 {
+		c.MaxWorkers = DefaultMaxWorkers
+	}
+	if c.MaxActiveCampaigns <= 0 {
+		c.MaxActiveCampaigns = DefaultMaxActiveCampaigns
+	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}

@@ -8,8 +8,10 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/writepath/writepath/coordinator/store"
+	"github.com/writepath/writepath/internal/echo"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 )
 
@@ -34,6 +36,8 @@ func toStatus(err error) error {
 		code = codes.NotFound
 	case errors.Is(err, ErrClosed):
 		code = codes.Unavailable
+	case errors.Is(err, ErrLimit):
+		code = codes.ResourceExhausted
 	case errors.Is(err, context.Canceled):
 		code = codes.Canceled
 	case errors.Is(err, context.DeadlineExceeded):
@@ -138,12 +142,29 @@ func (c *Coordinator) Workers() ([]*writepathv1.WorkerInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range stored {
-		if !seen[w.GetName()] {
-			w.Connected = false
-			out = append(out, w)
-		}
-	}
+	out = append(out, offline(stored, seen, c.cfg.MaxWorkers)...)
 	sort.Slice(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })
 	return out, nil
+}
+
+// offline returns the stored workers not connected: the max most recently
+// seen, each within the Hello bounds (a record stored before they existed
+// keeps its name and loses what is over), so the list always fits a reply.
+func offline(stored []*writepathv1.WorkerInfo, connected map[string]bool, max int) []*writepathv1.WorkerInfo {
+	var out []*writepathv1.WorkerInfo
+	for _, w := range stored {
+		if connected[w.GetName()] {
+			continue
+		}
+		w.Connected = false
+		if proto.Size(w) > 2*MaxHelloBytes || checkHello(&writepathv1.Hello{Name: w.GetName(), Labels: w.GetLabels()}) != nil {
+			w = &writepathv1.WorkerInfo{Name: echo.Clip(w.GetName()), LastSeen: w.GetLastSeen()}
+		}
+		out = append(out, w)
+	}
+	if len(out) > max {
+		sort.Slice(out, func(i, j int) bool { return out[i].GetLastSeen().AsTime().After(out[j].GetLastSeen().AsTime()) })
+		out = out[:max]
+	}
+	return out
 }

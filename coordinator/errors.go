@@ -16,6 +16,9 @@ var (
 	ErrRunNotFound = errors.New("run not found")
 	// ErrClosed: the coordinator is shutting down.
 	ErrClosed = errors.New("coordinator closed")
+	// ErrLimit: the request would take the coordinator past one of its
+	// limits (the message names it).
+	ErrLimit = errors.New("limit reached")
 	// ErrBadInterval: a worker sent an interval that fails validation.
 	ErrBadInterval = errors.New("bad interval")
 	// errStale marks an interval that arrived after its phase's merge ended:

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/writepath/writepath/hist"
+	"github.com/writepath/writepath/internal/echo"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 )
 
@@ -41,14 +42,14 @@ func decodeInterval(dec *hist.Decoder, iv *writepathv1.Interval) (map[string]*hi
 			return nil, err
 		}
 		if _, dup := ops[o.GetOp()]; dup {
-			return nil, fmt.Errorf("%w: op %q twice", ErrBadInterval, o.GetOp())
+			return nil, fmt.Errorf("%w: op %s twice", ErrBadInterval, echo.Quote(o.GetOp()))
 		}
 		h, err := dec.DecodeSparse(o.GetHdr())
 		if err != nil {
-			return nil, fmt.Errorf("%w: op %q: %w", ErrBadInterval, o.GetOp(), err)
+			return nil, fmt.Errorf("%w: op %s: %w", ErrBadInterval, echo.Quote(o.GetOp()), err)
 		}
 		if h.Count() > maxOpCount {
-			return nil, fmt.Errorf("%w: op %q: %d values in one interval, limit %d", ErrBadInterval, o.GetOp(), h.Count(), int64(maxOpCount))
+			return nil, fmt.Errorf("%w: op %s: %d values in one interval, limit %d", ErrBadInterval, echo.Quote(o.GetOp()), h.Count(), int64(maxOpCount))
 		}
 		ops[o.GetOp()] = h
 	}
@@ -79,7 +80,7 @@ func checkIntervalShape(iv *writepathv1.Interval) error {
 			return err
 		}
 		if v < 0 {
-			return fmt.Errorf("%w: counter %q decreased by %d", ErrBadInterval, name, -v)
+			return fmt.Errorf("%w: counter %s decreased by %d", ErrBadInterval, echo.Quote(name), -v)
 		}
 	}
 	for name := range iv.GetGauges() {
@@ -108,19 +109,12 @@ func checkTelemetryNames(t *writepathv1.Telemetry) error {
 
 func checkName(what, name string) error {
 	if name == "" || len(name) > maxNameLen || strings.ContainsFunc(name, isControl) {
-		return fmt.Errorf("%w: %s name %q", ErrBadInterval, what, truncate(name))
+		return fmt.Errorf("%w: %s name %s", ErrBadInterval, what, echo.Quote(name))
 	}
 	return nil
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
-
-func truncate(s string) string {
-	if len(s) > 32 {
-		return s[:32] + "..."
-	}
-	return s
-}
 
 // opStats computes the headline numbers of one merged histogram.
 func opStats(op string, h *hist.Histogram) *writepathv1.OpStats {

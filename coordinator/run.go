@@ -13,6 +13,7 @@ import (
 
 	"github.com/writepath/writepath/hist"
 
+	"github.com/writepath/writepath/internal/echo"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 )
 
@@ -148,7 +149,7 @@ func (r *run) addInterval(dec *hist.Decoder, worker string, iv *writepathv1.Inte
 	m := r.mu.merge
 	r.mu.Unlock()
 	if m == nil || m.phase != iv.GetPhase() {
-		return fmt.Errorf("%w: %w: phase %q is not being measured", ErrBadInterval, errStale, iv.GetPhase())
+		return fmt.Errorf("%w: %w: phase %s is not being measured", ErrBadInterval, errStale, echo.Quote(iv.GetPhase()))
 	}
 	ops, err := decodeInterval(dec, iv)
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/writepath/writepath/internal/echo"
+	"github.com/writepath/writepath/labels"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 )
 
@@ -56,6 +58,12 @@ func checkSpec(spec *writepathv1.RunSpec) error {
 	if d := spec.GetInterval(); d != nil && (d.CheckValid() != nil || d.AsDuration() < minInterval) {
 		return fmt.Errorf("%w: interval %v is below %v", ErrBadRequest, d.AsDuration(), minInterval)
 	}
+	if err := labels.Check("selector", spec.GetSelector()); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	if n := len(spec.GetPhases()); n > maxPhases {
+		return fmt.Errorf("%w: %d phases named, the limit is %d", ErrBadRequest, n, maxPhases)
+	}
 	return checkHost(spec.GetHost())
 }
 
@@ -71,7 +79,7 @@ func (c *Coordinator) place(spec *writepathv1.RunSpec) (*writepathv1.Run, []*ses
 	kind, all := c.kindLocked(kindURL)
 	if kind == nil {
 		return nil, nil, fmt.Errorf("%w: no connected worker runs %s (connected: %s)",
-			ErrUnknownKind, kindURL, strings.Join(all, ", "))
+			ErrUnknownKind, echo.Quote(kindURL), strings.Join(all, ", "))
 	}
 	phases, err := pickPhases(kind, spec.GetPhases())
 	if err != nil {
@@ -125,8 +133,8 @@ func pickPhases(kind *writepathv1.KindInfo, want []string) ([]*writepathv1.Phase
 	for _, name := range want {
 		p := findPhase(kind, name)
 		if p == nil {
-			return nil, fmt.Errorf("%w: kind %s has no phase %q (phases: %s)", ErrBadRequest,
-				kind.GetName(), name, strings.Join(phaseNames(kind), ", "))
+			return nil, fmt.Errorf("%w: kind %s has no phase %s (phases: %s)", ErrBadRequest,
+				kind.GetName(), echo.Quote(name), strings.Join(phaseNames(kind), ", "))
 		}
 		out = append(out, &writepathv1.PhaseRecord{Name: name, Placement: p.GetPlacement(),
 			Measured: p.GetMeasured(), State: writepathv1.PhaseState_PHASE_STATE_PENDING})
@@ -208,7 +216,7 @@ func selectorText(sel map[string]string) string {
 	}
 	var kv []string
 	for k, v := range sel {
-		kv = append(kv, k+"="+v)
+		kv = append(kv, echo.Clip(k)+"="+echo.Clip(v))
 	}
 	sort.Strings(kv)
 	return strings.Join(kv, ",")

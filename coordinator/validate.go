@@ -34,7 +34,7 @@ func (c *Coordinator) validateOn(ctx context.Context, picked []*session, spec *a
 		ids = append(ids, id)
 		if !s.send(&writepathv1.ConnectResponse{Msg: &writepathv1.ConnectResponse_Validate{
 			Validate: &writepathv1.Validate{RequestId: id, Spec: spec, Host: host}}}) {
-			c.validated(&writepathv1.ValidateResult{RequestId: id, Error: "disconnected"})
+			c.validated(s, &writepathv1.ValidateResult{RequestId: id, Error: "disconnected"})
 		}
 	}
 	var refused []string
@@ -55,10 +55,19 @@ func (c *Coordinator) validateOn(ctx context.Context, picked []*session, spec *a
 	return nil
 }
 
-// validated delivers a worker's answer to the waiting submit, once.
-func (c *Coordinator) validated(res *writepathv1.ValidateResult) {
+// validated delivers the answer of the worker of session from to the
+// waiting submit, once. Only the worker that was asked may answer: an
+// answer from another session (a worker answering for another, to pass a
+// spec that one would refuse) is dropped and logged.
+func (c *Coordinator) validated(from *session, res *writepathv1.ValidateResult) {
 	c.mu.Lock()
 	v, ok := c.mu.validate[res.GetRequestId()]
+	if ok && v.session != from {
+		c.mu.Unlock()
+		c.cfg.Log.Warn("validation answer from a worker that was not asked: dropped", "worker", from.name,
+			"asked", v.session.name, "request", res.GetRequestId())
+		return
+	}
 	delete(c.mu.validate, res.GetRequestId())
 	c.mu.Unlock()
 	if !ok {

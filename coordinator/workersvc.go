@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/writepath/writepath/hist"
+	"github.com/writepath/writepath/internal/echo"
 
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 )
@@ -29,20 +30,13 @@ var _ writepathv1.WorkerServiceServer = (*workerService)(nil)
 // unblocks the receiver.
 func (ws *workerService) Connect(stream writepathv1.WorkerService_ConnectServer) error {
 	c := ws.c
-	first, err := stream.Recv()
+	h, err := c.hello(stream)
 	if err != nil {
 		return err
 	}
-	h := first.GetHello()
-	if h == nil {
-		return status.Error(codes.InvalidArgument, "first message must be a Hello")
-	}
-	if err := checkName("worker", h.GetName()); err != nil {
-		return status.Errorf(codes.InvalidArgument, "hello: %v", err)
-	}
 	s, err := c.register(h)
 	if err != nil {
-		return status.Errorf(codes.Unavailable, "register %s: %v", h.GetName(), err)
+		return err
 	}
 	defer c.unregister(s)
 	c.goOwned(func() { c.receive(s, stream) })
@@ -106,7 +100,7 @@ func (c *Coordinator) handle(dec *hist.Decoder, s *session, m *writepathv1.Conne
 	case *writepathv1.ConnectRequest_Heartbeat:
 		s.heartbeat(msg.Heartbeat, now)
 	case *writepathv1.ConnectRequest_ValidateResult:
-		c.validated(msg.ValidateResult)
+		c.validated(s, msg.ValidateResult)
 	case *writepathv1.ConnectRequest_PhaseReady:
 		c.toRun(msg.PhaseReady.GetRunId(), readyEvent(s.name, msg.PhaseReady))
 	case *writepathv1.ConnectRequest_PhaseStarted:
@@ -168,9 +162,14 @@ func (c *Coordinator) register(h *writepathv1.Hello) (*session, error) {
 	c.mu.Lock()
 	if c.mu.closed {
 		c.mu.Unlock()
-		return nil, ErrClosed
+		return nil, status.Errorf(codes.Unavailable, "register %s: %v", echo.Quote(s.name), ErrClosed)
 	}
 	old := c.mu.sessions[s.name]
+	if old == nil && len(c.mu.sessions) >= c.cfg.MaxWorkers {
+		c.mu.Unlock()
+		return nil, status.Errorf(codes.ResourceExhausted, "register %s: %d workers connected, the limit (--max-workers)",
+			echo.Quote(s.name), c.cfg.MaxWorkers)
+	}
 	c.mu.sessions[s.name] = s
 	c.mu.Unlock()
 	if old != nil {
@@ -198,7 +197,7 @@ func (c *Coordinator) unregister(s *session) {
 	}
 	c.mu.Unlock()
 	for _, id := range pending {
-		c.validated(&writepathv1.ValidateResult{RequestId: id, Error: "disconnected: " + s.reason})
+		c.validated(s, &writepathv1.ValidateResult{RequestId: id, Error: "disconnected: " + s.reason})
 	}
 	c.cfg.Log.Info("worker disconnected", "worker", s.name, "reason", s.reason)
 	if id := s.runID(); id != "" {

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/writepath/writepath/coordinator"
 	"github.com/writepath/writepath/coordinator/store"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/transport"
 	"github.com/writepath/writepath/worker"
 )
 
@@ -29,8 +29,8 @@ type Config struct {
 	// Worker is the template for every worker; Name and Coordinator are
 	// filled in per worker. DataDir defaults to the current directory.
 	Worker worker.Config
-	// Listener, if set, is served instead of a new 127.0.0.1:0 listener
-	// (tests pass a bufconn listener), with DialOptions to reach it.
+	// Listener, if set, is served instead of the private socket (tests
+	// pass a bufconn listener), with DialOptions to reach it.
 	Listener    net.Listener
 	DialOptions []grpc.DialOption
 	Log         *slog.Logger
@@ -46,6 +46,7 @@ type Fabric struct {
 	coord  *coordinator.Coordinator
 	server *grpc.Server
 	lis    net.Listener
+	priv   *transport.Private // the private socket, unless Config.Listener
 	conn   *grpc.ClientConn
 
 	ctx    context.Context
@@ -92,16 +93,19 @@ func Start(cfg Config) (f *Fabric, err error) {
 	return f, nil
 }
 
+// serve serves the coordinator on the private socket (transport.Private:
+// only this process, with its token, can call it) or on Config.Listener.
 func (f *Fabric) serve() error {
+	opts := transport.Server{}.Options()
 	f.lis = f.cfg.Listener
 	if f.lis == nil {
-		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		p, err := transport.ListenPrivate(f.cfg.Log)
 		if err != nil {
 			return fmt.Errorf("local coordinator: %w", err)
 		}
-		f.lis = lis
+		f.priv, f.lis, opts = p, p.Listener(), p.ServerOptions()
 	}
-	f.server = grpc.NewServer()
+	f.server = grpc.NewServer(opts...)
 	f.coord.Register(f.server)
 	f.wg.Add(1)
 	go func() {
@@ -110,7 +114,7 @@ func (f *Fabric) serve() error {
 			f.cfg.Log.Error("serve", "err", err)
 		}
 	}()
-	conn, err := grpc.NewClient(f.target(), f.dialOptions()...)
+	conn, err := grpc.NewClient(f.Target(), f.DialOptions()...)
 	if err != nil {
 		return fmt.Errorf("local control client: %w", err)
 	}
@@ -118,21 +122,24 @@ func (f *Fabric) serve() error {
 	return nil
 }
 
-func (f *Fabric) target() string {
-	if f.cfg.Listener != nil {
-		return "passthrough:///" + f.lis.Addr().String()
+// Target is the gRPC target of the embedded coordinator.
+func (f *Fabric) Target() string {
+	if f.priv != nil {
+		return f.priv.Target()
 	}
-	return f.lis.Addr().String()
+	return "passthrough:///" + f.lis.Addr().String()
 }
 
-func (f *Fabric) dialOptions() []grpc.DialOption {
-	if len(f.cfg.DialOptions) > 0 {
-		return f.cfg.DialOptions
+// DialOptions reach the embedded coordinator: the private socket's token
+// (only this process has it), or Config.DialOptions.
+func (f *Fabric) DialOptions() []grpc.DialOption {
+	if f.priv != nil {
+		return f.priv.DialOptions()
 	}
-	return []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+	return f.cfg.DialOptions
 }
 
-// Addr is the coordinator's address.
+// Addr is the coordinator's address: the private socket's path.
 func (f *Fabric) Addr() string { return f.lis.Addr().String() }
 
 // Control is a ControlService client of the embedded coordinator.
@@ -157,8 +164,8 @@ func (f *Fabric) AddWorker(labels map[string]string) (string, error) {
 	cfg := f.cfg.Worker
 	cfg.Name = fmt.Sprintf("worker-%d", f.mu.next)
 	f.mu.Unlock()
-	cfg.Coordinator = f.target()
-	cfg.DialOptions = f.dialOptions()
+	cfg.Coordinator = f.Target()
+	cfg.DialOptions = f.DialOptions()
 	cfg.Labels = mergeLabels(f.cfg.Worker.Labels, labels)
 	if cfg.Log == nil {
 		cfg.Log = f.cfg.Log
@@ -245,9 +252,12 @@ func (f *Fabric) Close() error {
 		if f.conn != nil {
 			f.conn.Close()
 		}
+		if f.priv != nil {
+			err = f.priv.Close()
+		}
 		if f.store != nil {
 			if f.cfg.CheckOnClose {
-				err = f.store.Check()
+				err = errors.Join(err, f.store.Check())
 			}
 			err = errors.Join(err, f.store.Close())
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc"
 
+	"github.com/writepath/writepath/auth"
 	"github.com/writepath/writepath/coordinator"
 	"github.com/writepath/writepath/metrics"
 )
@@ -32,6 +33,7 @@ func (o *coordinatorOptions) AddFlags(cmd *cobra.Command) {
 	f.StringVar(&o.metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9470)")
 	o.sec.AddFlags(f)
 	f.DurationVar(&o.cfg.MergeWait, "merge-wait", 0, "how long a merge waits for late workers past an interval's end (default max(interval, heartbeat timeout))")
+	f.IntVar(&o.cfg.MaxWorkers, "max-workers", coordinator.DefaultMaxWorkers, "workers connected at once; more are refused naming this limit")
 	f.IntVar(&o.cfg.KeepWorkerIntervals, "keep-worker-intervals", 0, "after each run, keep per-worker interval snapshots of only the N newest ended runs (merged intervals are always kept; 0: keep all)")
 }
 
@@ -41,6 +43,9 @@ func (o *coordinatorOptions) Validate() error {
 	}
 	if o.cfg.HeartbeatTimeout <= o.cfg.HeartbeatInterval {
 		return fmt.Errorf("--heartbeat-timeout %v must exceed --heartbeat-interval %v", o.cfg.HeartbeatTimeout, o.cfg.HeartbeatInterval)
+	}
+	if o.cfg.MaxWorkers < 1 {
+		return fmt.Errorf("--max-workers=%d: want at least 1", o.cfg.MaxWorkers)
 	}
 	if o.cfg.KeepWorkerIntervals < 0 {
 		return fmt.Errorf("--keep-worker-intervals=%d: want 0 (keep all) or more", o.cfg.KeepWorkerIntervals)
@@ -70,16 +75,19 @@ func newCoordinatorCmd() *cobra.Command {
 func (o *coordinatorOptions) serve(ctx context.Context) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	o.cfg.Log = log
-	sec, err := o.sec.serverSecurity()
+	srv, err := o.sec.server(log)
 	if err != nil {
 		return err
 	}
-	lis, err := sec.listen(o.listen, log)
+	// With mutual TLS a worker may register only under its certificate's
+	// name.
+	o.cfg.WorkerIdentity = auth.WorkerNames
+	lis, err := srv.Listen(o.listen)
 	if err != nil {
 		return err
 	}
 	exp := metrics.New()
-	opts := append(sec.opts, grpc.StatsHandler(exp.StatsHandler()))
+	opts := append(srv.Options(), grpc.StatsHandler(exp.StatsHandler()))
 	if o.metrics != "" {
 		ml, err := net.Listen("tcp", o.metrics)
 		if err != nil {
@@ -97,6 +105,6 @@ func (o *coordinatorOptions) serve(ctx context.Context) error {
 			}
 		}()
 	}
-	log.Info("coordinator serving", "addr", lis.Addr().String(), "db", o.db, "security", sec.mode)
+	log.Info("coordinator serving", "addr", lis.Addr().String(), "db", o.db, "security", srv.Mode())
 	return coordinator.ServeWith(ctx, lis, o.db, o.cfg, exp.Attach, opts...)
 }

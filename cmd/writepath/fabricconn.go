@@ -4,33 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/status"
 
 	"github.com/writepath/writepath/auth"
 	"github.com/writepath/writepath/client"
-	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
-)
-
-// Message size limits. The coordinator's receive limit bounds what a worker
-// can make it buffer before any check runs (an interval carries at most 64
-// ops of ~2 KB histograms; 16 MiB leaves room for hist.MaxEncodedSize per
-// op). Clients read whole runs (GetRun with every interval), so theirs is
-// larger; they talk only to a coordinator they authenticated.
-const (
-	serverRecvLimit = 16 << 20
-	serverSendLimit = 256 << 20
-	clientRecvLimit = 256 << 20
-	clientSendLimit = 16 << 20
+	"github.com/writepath/writepath/transport"
 )
 
 // connFlags are how a command reaches a coordinator: its address and the
@@ -41,6 +24,7 @@ type connFlags struct {
 	tls         auth.TLSFiles
 	serverName  string
 	tokenFile   string
+	insecure    bool
 }
 
 // AddFlags registers --coordinator and the credential flags on cmd.
@@ -61,32 +45,37 @@ func (o *connFlags) addCredentialFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.tls.CA, "tls-ca", "", "CA that signed the coordinator's certificate")
 	f.StringVar(&o.serverName, "tls-server-name", "", "name expected in the coordinator's certificate (default: the host of --coordinator)")
 	f.StringVar(&o.tokenFile, "token-file", "", "file whose first line is the fabric's shared bearer token")
+	f.BoolVar(&o.insecure, "insecure", false, "dial a coordinator on another host in plaintext (default: plaintext only to this host; use --tls-*)")
 }
 
-// dialOptions are the options for dialling a coordinator: mutual TLS when
-// --tls-* are given (the coordinator is verified against --tls-ca, so a
-// worker runs only what an authenticated coordinator sends), else
-// plaintext; the token with every call when --token-file is given.
+// dialOptions are the options for dialling a coordinator
+// (transport.Client): mutual TLS when --tls-* are given (the coordinator
+// is verified against --tls-ca, so a worker runs only what an
+// authenticated coordinator sends), else plaintext, which reaches only
+// this host unless --insecure; the token with every call when
+// --token-file is given.
 func (o *connFlags) dialOptions() ([]grpc.DialOption, error) {
 	if err := o.tls.Validate(); err != nil {
 		return nil, err
 	}
-	opts := []grpc.DialOption{grpc.WithDefaultCallOptions(
-		grpc.MaxCallRecvMsgSize(clientRecvLimit), grpc.MaxCallSendMsgSize(clientSendLimit))}
 	token, err := readTokenFlag(o.tokenFile)
 	if err != nil {
 		return nil, err
 	}
+	c := transport.Client{Token: token}
 	if !o.tls.Enabled() {
-		opts = append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()),
-			grpc.WithChainUnaryInterceptor(plaintextHintUnary), grpc.WithChainStreamInterceptor(plaintextHintStream))
-		return append(opts, auth.DialOptions(nil, token)...), nil
+		if err := transport.CheckPlaintext(context.Background(), o.coordinator, o.insecure); err != nil {
+			return nil, err
+		}
+		return c.DialOptions(), nil
 	}
-	conf, err := auth.ClientConfig(o.tls, o.tlsServerName())
-	if err != nil {
+	if o.insecure {
+		return nil, fmt.Errorf("--insecure with --tls-*: TLS is never plaintext; drop --insecure")
+	}
+	if c.TLS, err = auth.ClientConfig(o.tls, o.tlsServerName()); err != nil {
 		return nil, fmt.Errorf("--tls-cert/--tls-key/--tls-ca: %w", err)
 	}
-	return append(opts, auth.DialOptions(conf, token)...), nil
+	return c.DialOptions(), nil
 }
 
 // dial connects to --coordinator with dialOptions. missing is the error
@@ -125,20 +114,22 @@ func readTokenFlag(path string) (string, error) {
 	return tok, nil
 }
 
-// serveFlags are the coordinator's credential flags.
+// serveFlags are the coordinator's credential flags and connection limit.
 type serveFlags struct {
-	tls       auth.TLSFiles
-	tokenFile string
-	insecure  bool
+	tls            auth.TLSFiles
+	tokenFile      string
+	insecure       bool
+	maxConnections int
 }
 
-// AddFlags registers --tls-*, --token-file and --insecure.
+// AddFlags registers --tls-*, --token-file, --insecure and --max-connections.
 func (o *serveFlags) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.tls.Cert, "tls-cert", "", "coordinator certificate (mutual TLS; with --tls-key and --tls-ca)")
 	f.StringVar(&o.tls.Key, "tls-key", "", "private key of --tls-cert")
 	f.StringVar(&o.tls.CA, "tls-ca", "", "CA whose signature workers' and clients' certificates must carry")
 	f.StringVar(&o.tokenFile, "token-file", "", "file whose first line is a bearer token every call must carry")
 	f.BoolVar(&o.insecure, "insecure", false, "serve plaintext to any address (default: plaintext only from loopback)")
+	f.IntVar(&o.maxConnections, "max-connections", transport.DefaultMaxConnections, "connections served at once; more are closed at once and logged")
 }
 
 // Validate reports flag combinations that cannot work.
@@ -149,102 +140,30 @@ func (o *serveFlags) Validate() error {
 	if o.insecure && o.tls.Enabled() {
 		return fmt.Errorf("--insecure with --tls-*: TLS is never plaintext; drop --insecure")
 	}
+	if o.maxConnections < 1 {
+		return fmt.Errorf("--max-connections=%d: want at least 1", o.maxConnections)
+	}
 	return nil
 }
 
-// fabricRoles says which certificate role may call which service: workers
-// connect, clients (the CLI) control. A coordinator certificate may do
-// neither, so a stolen coordinator key cannot submit jobs.
-var fabricRoles = map[string][]auth.Role{
-	writepathv1.WorkerService_ServiceDesc.ServiceName:  {auth.RoleWorker},
-	writepathv1.ControlService_ServiceDesc.ServiceName: {auth.RoleClient},
-}
-
-// security is what the coordinator serves with: its gRPC options, the
-// listener wrapper and a one-line description of the mode for the log.
-type security struct {
-	opts []grpc.ServerOption
-	mode string
-	wrap func(net.Listener, *slog.Logger) net.Listener
-}
-
-// serverSecurity builds the coordinator's security from the flags.
-// Plaintext without --insecure is served to loopback peers only, and each
-// refused peer is logged.
-func (o *serveFlags) serverSecurity() (security, error) {
+// server builds the coordinator's transport from the flags. Plaintext
+// without --insecure is served to loopback peers only; refused peers are
+// logged, rate-limited.
+func (o *serveFlags) server(log *slog.Logger) (transport.Server, error) {
 	token, err := readTokenFlag(o.tokenFile)
 	if err != nil {
-		return security{}, err
+		return transport.Server{}, err
 	}
-	p := auth.Policy{Token: token, Roles: fabricRoles}
-	s := security{mode: "plaintext, loopback peers only (start with --tls-* for other hosts)",
-		wrap: loopbackOnly}
-	switch {
-	case o.tls.Enabled():
-		if p.TLS, err = auth.ServerConfig(o.tls); err != nil {
-			return security{}, fmt.Errorf("--tls-cert/--tls-key/--tls-ca: %w", err)
+	s := transport.Server{Policy: auth.Policy{Token: token, StreamsPerCertificate: streamsPerWorkerCert},
+		Insecure: o.insecure, MaxConnections: o.maxConnections, Log: log}
+	if o.tls.Enabled() {
+		if s.Policy.TLS, err = auth.ServerConfig(o.tls); err != nil {
+			return transport.Server{}, fmt.Errorf("--tls-cert/--tls-key/--tls-ca: %w", err)
 		}
-		s.mode, s.wrap = "mutual TLS (worker and client certificate roles)", nil
-	case o.insecure:
-		s.mode, s.wrap = "INSECURE: plaintext from any address (--insecure)", nil
 	}
-	if token != "" {
-		s.mode += ", bearer token required"
-	}
-	s.opts = append(p.ServerOptions(), grpc.MaxRecvMsgSize(serverRecvLimit), grpc.MaxSendMsgSize(serverSendLimit))
 	return s, nil
 }
 
-func loopbackOnly(l net.Listener, log *slog.Logger) net.Listener {
-	return auth.LoopbackOnly(l, func(remote net.Addr) {
-		log.Warn("refused plaintext connection from a non-loopback address; serve with --tls-* (or --insecure)", "peer", remote.String())
-	})
-}
-
-// listen opens addr and wraps it as the security mode requires.
-func (s security) listen(addr string, log *slog.Logger) (net.Listener, error) {
-	lis, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("--listen %s: %w", addr, err)
-	}
-	if s.wrap != nil {
-		lis = s.wrap(lis, log)
-	}
-	return lis, nil
-}
-
-// plaintextHint says what to do when a plaintext connection is cut at once:
-// the coordinator serves TLS, or plaintext to loopback only. gRPC alone
-// says "error reading server preface: EOF".
-func plaintextHint(err error) error {
-	st, ok := status.FromError(err)
-	cut := strings.Contains(st.Message(), "EOF") || strings.Contains(st.Message(), "reset by peer")
-	if !ok || st.Code() != codes.Unavailable || !cut {
-		return err
-	}
-	return status.Errorf(codes.Unavailable, "%s (plaintext refused? the coordinator may require --tls-cert/--tls-key/--tls-ca, "+
-		"or serve plaintext to loopback only)", st.Message())
-}
-
-func plaintextHintUnary(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-	return plaintextHint(invoker(ctx, method, req, reply, cc, opts...))
-}
-
-func plaintextHintStream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
-	cs, err := streamer(ctx, desc, cc, method, opts...)
-	if err != nil {
-		return nil, plaintextHint(err)
-	}
-	return hintStream{cs}, nil
-}
-
-// hintStream adds the hint to a stream's receive errors too.
-type hintStream struct{ grpc.ClientStream }
-
-func (h hintStream) RecvMsg(m any) error {
-	err := h.ClientStream.RecvMsg(m)
-	if err == io.EOF {
-		return err
-	}
-	return plaintextHint(err)
-}
+// streamsPerWorkerCert: a worker holds one stream, two while a reconnect
+// overlaps the old session; a few more leave slack.
+const streamsPerWorkerCert = 4

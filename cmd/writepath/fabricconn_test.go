@@ -18,6 +18,7 @@ import (
 	"github.com/writepath/writepath/client"
 	"github.com/writepath/writepath/coordinator"
 	"github.com/writepath/writepath/metrics"
+	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/worker"
 )
 
@@ -30,20 +31,21 @@ type secureFabric struct {
 
 func serveCoordinator(t *testing.T, sf serveFlags) secureFabric {
 	t.Helper()
-	sec, err := sf.serverSecurity()
+	srv, err := sf.server(slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	lis, err := sec.listen("127.0.0.1:0", slog.New(slog.DiscardHandler))
+	lis, err := srv.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	exp := metrics.New()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	cfg := coordinator.Config{HeartbeatInterval: 100 * time.Millisecond, HeartbeatTimeout: 3 * time.Second}
+	cfg := coordinator.Config{HeartbeatInterval: 100 * time.Millisecond, HeartbeatTimeout: 3 * time.Second,
+		WorkerIdentity: auth.WorkerNames}
 	go func() {
-		opts := append(sec.opts, grpc.StatsHandler(exp.StatsHandler()))
+		opts := append(srv.Options(), grpc.StatsHandler(exp.StatsHandler()))
 		done <- coordinator.ServeWith(ctx, lis, filepath.Join(t.TempDir(), "w.db"), cfg, exp.Attach, opts...)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
@@ -95,9 +97,15 @@ func tlsFiles(dir string, r auth.Role) auth.TLSFiles {
 	return auth.TLSFiles{Cert: auth.CertFile(dir, r), Key: auth.KeyFile(dir, r), CA: filepath.Join(dir, auth.Files.CA)}
 }
 
+// workerFiles are worker name's certificate files.
+func workerFiles(dir, name string) auth.TLSFiles {
+	return auth.TLSFiles{Cert: auth.WorkerCertFile(dir, name), Key: auth.WorkerKeyFile(dir, name), CA: filepath.Join(dir, auth.Files.CA)}
+}
+
+// certsDir is `writepath certs init DIR --worker good --worker w1 --worker w2`.
 func certsDir(t *testing.T) string {
 	dir := filepath.Join(t.TempDir(), "certs")
-	if err := auth.InitCerts(dir, nil, time.Hour); err != nil {
+	if err := auth.InitCerts(dir, nil, []string{"good", "w1", "w2"}, time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -111,8 +119,8 @@ func TestMutualTLSRefusesBadCertificates(t *testing.T) {
 	dir, foreign := certsDir(t), certsDir(t)
 	f := serveCoordinator(t, serveFlags{tls: tlsFiles(dir, auth.RoleCoordinator)})
 	as := func(files auth.TLSFiles) connFlags { return connFlags{coordinator: f.addr, tls: files} }
-	startWorker(t, "good", as(tlsFiles(dir, auth.RoleWorker)))
-	bad := tlsFiles(foreign, auth.RoleWorker)
+	startWorker(t, "good", as(workerFiles(dir, "good")))
+	bad := workerFiles(foreign, "good")
 	bad.CA = filepath.Join(dir, auth.Files.CA) // trusts the coordinator, but is not trusted
 	startWorker(t, "foreign-ca", as(bad))
 	startWorker(t, "client-role", as(tlsFiles(dir, auth.RoleClient)))
@@ -129,7 +137,7 @@ func TestMutualTLSRefusesBadCertificates(t *testing.T) {
 	if names, err := workerNames(cli); len(names) != 1 || err != nil {
 		t.Errorf("connected workers = %v, %v; want only [good]", names, err)
 	}
-	if _, err := workerNames(as(tlsFiles(dir, auth.RoleWorker))); status.Code(err) != codes.PermissionDenied {
+	if _, err := workerNames(as(workerFiles(dir, "good"))); status.Code(err) != codes.PermissionDenied {
 		t.Errorf("ListWorkers with a worker certificate: %v; want PermissionDenied", err)
 	}
 	if _, err := workerNames(connFlags{coordinator: f.addr}); err == nil {
@@ -180,14 +188,17 @@ func TestServeFlagsValidate(t *testing.T) {
 		t.Error("--tls-cert alone validated")
 	}
 	modes := map[string]serveFlags{
-		"mutual TLS": {tls: tlsFiles(dir, auth.RoleCoordinator)},
-		"INSECURE":   {insecure: true},
-		"loopback":   {},
+		"mutual TLS": {tls: tlsFiles(dir, auth.RoleCoordinator), maxConnections: 1},
+		"INSECURE":   {insecure: true, maxConnections: 1},
+		"loopback":   {maxConnections: 1},
 	}
 	for want, sf := range modes {
-		sec, err := sf.serverSecurity()
-		if err != nil || !strings.Contains(sec.mode, want) {
-			t.Errorf("%+v.serverSecurity() mode = %q, %v; want it to say %q", sf, sec.mode, err, want)
+		srv, err := sf.server(nil)
+		if err != nil || !strings.Contains(srv.Mode(), want) {
+			t.Errorf("%+v.server() mode = %q, %v; want it to say %q", sf, srv.Mode(), err, want)
+		}
+		if err := sf.Validate(); err != nil {
+			t.Errorf("%+v.Validate() = %v", sf, err)
 		}
 	}
 }
@@ -204,5 +215,90 @@ func eventually(t *testing.T, what string, f func() error) {
 			t.Fatalf("%s: %v", what, err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestWorkerNameBoundToCertificate serves mutual TLS as `writepath
+// coordinator` does: w1 registers with its own certificate; w2's
+// certificate used under the name w1 (a stolen certificate taking over
+// another worker, and its jobs) or under a new name is refused, and the
+// real w1's session is never replaced.
+func TestWorkerNameBoundToCertificate(t *testing.T) {
+	dir := certsDir(t)
+	f := serveCoordinator(t, serveFlags{tls: tlsFiles(dir, auth.RoleCoordinator), maxConnections: 64})
+	cli := connFlags{coordinator: f.addr, tls: tlsFiles(dir, auth.RoleClient)}
+	startWorker(t, "w1", connFlags{coordinator: f.addr, tls: workerFiles(dir, "w1")})
+	var since time.Time
+	eventually(t, "w1 registered", func() error {
+		ws, err := connectedWorkers(cli)
+		if err != nil || len(ws) != 1 || ws[0].GetName() != "w1" {
+			return fmt.Errorf("connected = %v, %v; want [w1]", ws, err)
+		}
+		since = ws[0].GetConnectedSince().AsTime()
+		return nil
+	})
+	stolen := connFlags{coordinator: f.addr, tls: workerFiles(dir, "w2")}
+	startWorker(t, "w1", stolen)
+	startWorker(t, "w3", stolen)
+	// The impostors retry every 20-200 ms meanwhile.
+	time.Sleep(time.Second)
+	ws, err := connectedWorkers(cli)
+	if err != nil || len(ws) != 1 || ws[0].GetName() != "w1" || !ws[0].GetConnectedSince().AsTime().Equal(since) {
+		t.Fatalf("after w2's certificate tried the names w1 and w3: connected = %v, %v; want only the original w1 (since %v)", ws, err, since)
+	}
+	// What the impostor hears.
+	dial, err := stolen.dialOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = helloAs(f.addr, "w1", dial)
+	if status.Code(err) != codes.PermissionDenied || !strings.Contains(err.Error(), `"w2"`) {
+		t.Errorf("hello as w1 with w2's certificate: %v; want PermissionDenied naming the certificate's name w2", err)
+	}
+}
+
+func connectedWorkers(conn connFlags) ([]*writepathv1.WorkerInfo, error) {
+	dial, err := conn.dialOptions()
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.Dial(conn.coordinator, dial...)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ws, err := c.Workers(ctx)
+	var out []*writepathv1.WorkerInfo
+	for _, w := range ws {
+		if w.GetConnected() {
+			out = append(out, w)
+		}
+	}
+	return out, err
+}
+
+// helloAs opens a worker stream, says Hello as name and returns how the
+// coordinator ends it.
+func helloAs(addr, name string, dial []grpc.DialOption) error {
+	conn, err := grpc.NewClient(addr, dial...)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s, err := writepathv1.NewWorkerServiceClient(conn).Connect(ctx)
+	if err != nil {
+		return err
+	}
+	if err := s.Send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_Hello{Hello: &writepathv1.Hello{Name: name}}}); err != nil {
+		return err
+	}
+	for {
+		if _, err := s.Recv(); err != nil {
+			return err
+		}
 	}
 }

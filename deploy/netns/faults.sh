@@ -35,8 +35,8 @@ wp="$work/writepath"
 watchdog 180
 
 step "certificates: ours and a foreign CA's"
-"$wp" certs init "$work/certs" --host 10.77.0.10 >/dev/null
-"$wp" certs init "$work/foreign" --host 10.77.0.10 >/dev/null
+"$wp" certs init "$work/certs" --host 10.77.0.10 --worker w1 --worker w2 --worker w3 --worker w4 >/dev/null
+"$wp" certs init "$work/foreign" --host 10.77.0.10 --worker intruder >/dev/null
 tls() { echo --tls-cert "$work/certs/$1.pem" --tls-key "$work/certs/$1-key.pem" --tls-ca "$work/certs/ca.pem"; }
 cli=$(tls client)
 
@@ -59,7 +59,7 @@ step "coordinator (mutual TLS) and workers w1..w3"
 start_coordinator
 for i in 1 2 3; do
 	mkdir -p "$work/w$i"
-	start "${tag}w$i" "w$i" "$wp" worker --coordinator "$coord" --name "w$i" --data-dir "$work/w$i" $(tls worker)
+	start "${tag}w$i" "w$i" "$wp" worker --coordinator "$coord" --name "w$i" --data-dir "$work/w$i" $(tls "worker-w$i")
 done
 wait_for 20 "3 workers connected" want_connected 3
 grep -q 'security="mutual TLS' "$work/coordinator.log" || die "coordinator does not say it serves mutual TLS"
@@ -67,7 +67,7 @@ grep -q 'security="mutual TLS' "$work/coordinator.log" || die "coordinator does 
 step "1a. a worker with a foreign CA's certificate is refused"
 mkdir -p "$work/w4"
 start "${tag}w4" bad "$wp" worker --coordinator "$coord" --name intruder --data-dir "$work/w4" \
-	--tls-cert "$work/foreign/worker.pem" --tls-key "$work/foreign/worker-key.pem" --tls-ca "$work/certs/ca.pem"
+	--tls-cert "$work/foreign/worker-intruder.pem" --tls-key "$work/foreign/worker-intruder-key.pem" --tls-ca "$work/certs/ca.pem"
 sleep 2
 in_ns "${tag}c" "$wp" workers --coordinator "$coord" $cli | grep intruder >/dev/null && die "the intruder registered"
 kill "${pids[bad]}"; wait "${pids[bad]}" 2>/dev/null || true; unset 'pids[bad]'
@@ -77,7 +77,7 @@ step "1b. plaintext from a non-loopback address is refused without --insecure"
 start "${tag}c" plain "$wp" coordinator --listen 0.0.0.0:7471 --db "$work/plain.db"
 plain_up() { in_ns "${tag}c" "$wp" workers --coordinator 127.0.0.1:7471 >/dev/null 2>&1; }
 wait_for 10 "plaintext coordinator on loopback" plain_up
-if in_ns "${tag}w1" timeout 10 "$wp" workers --coordinator 10.77.0.10:7471 >"$work/plain-remote.out" 2>&1; then
+if in_ns "${tag}w1" timeout 10 "$wp" workers --coordinator 10.77.0.10:7471 --insecure >"$work/plain-remote.out" 2>&1; then
 	die "plaintext from 10.77.0.11 was served"
 fi
 grep -q 'refused plaintext connection' "$work/plain.log" || die "plaintext coordinator did not log the refusal"

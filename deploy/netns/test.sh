@@ -35,7 +35,7 @@ wp="$work/writepath"
 watchdog 100
 
 step "certificates (writepath certs init)"
-"$wp" certs init "$work/certs" --host 10.77.0.10 >/dev/null
+"$wp" certs init "$work/certs" --host 10.77.0.10 --worker w1 --worker w2 --worker w3 >/dev/null
 tls() { echo --tls-cert "$work/certs/$1.pem" --tls-key "$work/certs/$1-key.pem" --tls-ca "$work/certs/ca.pem"; }
 cli=$(tls client)
 
@@ -52,7 +52,7 @@ start "${tag}c" coordinator "$wp" coordinator --listen "$coord" --db "$work/writ
 for i in 1 2 3; do
 	mkdir -p "$work/w$i"
 	start "${tag}w$i" "w$i" "$wp" worker --coordinator "$coord" --name "w$i" --label rack=r$i --data-dir "$work/w$i" \
-		$(tls worker)
+		$(tls "worker-w$i")
 done
 wait_for 20 "3 workers connected" \
 	bash -c "ip netns exec ${tag}c '$wp' workers --coordinator $coord $cli | grep -c ' connected ' | grep -qx 3"

@@ -246,7 +246,8 @@ func TestLinkCutWorkerLost(t *testing.T) {
 	var mu sync.Mutex
 	dials := 0
 	dialer := func(ctx context.Context, addr string) (net.Conn, error) {
-		c, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+		// gRPC hands a custom dialer the unix target as written.
+		c, err := (&net.Dialer{}).DialContext(ctx, "unix", strings.TrimPrefix(addr, "unix://"))
 		if err != nil {
 			return nil, err
 		}
@@ -259,7 +260,7 @@ func TestLinkCutWorkerLost(t *testing.T) {
 		t.Cleanup(func() { c.Close() })
 		return &cutConn{Conn: c, cut: cut, closed: make(chan struct{})}, nil
 	}
-	workers(t, f.Addr(), 1, grpc.WithContextDialer(dialer), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	workers(t, f.Target(), 1, append(f.DialOptions(), grpc.WithContextDialer(dialer))...)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	eventually(t, "3 workers", func() error { return connected(ctx, f.Control(), 3) })

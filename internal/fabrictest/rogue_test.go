@@ -4,17 +4,18 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/writepath/writepath/client"
 	"github.com/writepath/writepath/hist"
 	"github.com/writepath/writepath/internal/fabrictest"
 	"github.com/writepath/writepath/internal/fabrictest/testkind"
+	"github.com/writepath/writepath/local"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 )
 
@@ -23,10 +24,15 @@ import (
 type rogue struct {
 	name string
 	bad  func(run, phase string, at time.Time) []*writepathv1.Interval
+	// forge answers, with every Validate, the neighbouring request ids too:
+	// accepting the spec on other workers' behalf.
+	forge bool
+	// refuse, when set, answers Validate with this refusal after a pause.
+	refuse string
 }
 
-func (r rogue) run(ctx context.Context, t *testing.T, addr string) {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+func (r rogue) run(ctx context.Context, t *testing.T, f *local.Fabric) {
+	conn, err := grpc.NewClient(f.Target(), f.DialOptions()...)
 	if err != nil {
 		t.Error(err)
 		return
@@ -56,8 +62,21 @@ func (r rogue) answer(m *writepathv1.ConnectResponse, send func(*writepathv1.Con
 		send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_Heartbeat{Heartbeat: &writepathv1.Heartbeat{
 			Seq: msg.Ping.GetSeq(), PingSent: msg.Ping.GetSent(), WorkerTime: timestamppb.Now()}}})
 	case *writepathv1.ConnectResponse_Validate:
-		send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_ValidateResult{
-			ValidateResult: &writepathv1.ValidateResult{RequestId: msg.Validate.GetRequestId()}}})
+		id := msg.Validate.GetRequestId()
+		if r.refuse != "" {
+			time.Sleep(300 * time.Millisecond) // the forger answers first
+			send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_ValidateResult{
+				ValidateResult: &writepathv1.ValidateResult{RequestId: id, Error: r.refuse}}})
+			return
+		}
+		from, to := id, id
+		if r.forge {
+			from, to = max(id, 4)-3, id+3
+		}
+		for i := from; i <= to; i++ {
+			send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_ValidateResult{
+				ValidateResult: &writepathv1.ValidateResult{RequestId: i}}})
+		}
 	case *writepathv1.ConnectResponse_Assign:
 		send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_PhaseReady{
 			PhaseReady: &writepathv1.PhaseReady{RunId: msg.Assign.GetRunId(), Phase: msg.Assign.GetPhase()}}})
@@ -133,7 +152,7 @@ func TestMisbehavingWorkerEvicted(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			done := make(chan struct{})
-			go func() { defer close(done); rogue{name: "rogue", bad: tt.bad(t)}.run(ctx, t, f.Addr()) }()
+			go func() { defer close(done); rogue{name: "rogue", bad: tt.bad(t)}.run(ctx, t, f) }()
 			defer func() { cancel(); <-done }()
 			waitWorkers(t, f.Control(), 3)
 			rec, err := client.New(f.Control()).Run(ctx, fabrictest.SynthSpec(testkind.Spec{Ops: 300, Duration: time.Second}), nil)
@@ -183,4 +202,24 @@ func waitWorkers(t *testing.T, ctl writepathv1.ControlServiceClient, n int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("fewer than %d workers connected", n)
+}
+
+// TestValidationOnlyFromTheWorkerAsked: a worker that answers the
+// validations sent to another (accepting a spec that one refuses) is not
+// heard; the submit fails with the real worker's refusal.
+func TestValidationOnlyFromTheWorkerAsked(t *testing.T) {
+	f := fabrictest.Start(t, fabrictest.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer func() { cancel(); wg.Wait() }()
+	for _, r := range []rogue{{name: "judge", refuse: "judge refuses this spec"}, {name: "forger", forge: true}} {
+		wg.Add(1)
+		go func() { defer wg.Done(); r.run(ctx, t, f) }()
+	}
+	waitWorkers(t, f.Control(), 2)
+	_, err := f.Control().SubmitRun(ctx, &writepathv1.SubmitRunRequest{Spec: fabrictest.SynthSpec(testkind.Spec{Ops: 10, Duration: 100 * time.Millisecond})})
+	if err == nil || !strings.Contains(err.Error(), "judge refuses this spec") {
+		t.Fatalf("submit on a refusing worker beside a forger = %v; want the judge's refusal", err)
+	}
 }
