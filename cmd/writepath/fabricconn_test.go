@@ -31,6 +31,12 @@ type secureFabric struct {
 
 func serveCoordinator(t *testing.T, sf serveFlags) secureFabric {
 	t.Helper()
+	return serveCoordinatorOn(t, sf, filepath.Join(t.TempDir(), "w.db"))
+}
+
+// serveCoordinatorOn is serveCoordinator with its store at db.
+func serveCoordinatorOn(t *testing.T, sf serveFlags, db string) secureFabric {
+	t.Helper()
 	srv, err := sf.server(slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +52,7 @@ func serveCoordinator(t *testing.T, sf serveFlags) secureFabric {
 		WorkerIdentity: auth.WorkerNames}
 	go func() {
 		opts := append(srv.Options(), grpc.StatsHandler(exp.StatsHandler()))
-		done <- coordinator.ServeWith(ctx, lis, filepath.Join(t.TempDir(), "w.db"), cfg, exp.Attach, opts...)
+		done <- coordinator.ServeWith(ctx, lis, db, cfg, exp.Attach, opts...)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return secureFabric{addr: lis.Addr().String(), exp: exp}

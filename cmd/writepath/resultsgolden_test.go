@@ -10,8 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/writepath/writepath/local"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden outputs of TestResultsGolden")
@@ -82,14 +80,12 @@ func TestResultsGolden(t *testing.T) {
 	if *updateGolden {
 		return
 	}
-	f, err := local.Start(local.Config{DBPath: db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	// A coordinator as `writepath coordinator` serves it (the embedded
+	// fabric's socket admits its own process's calls only).
+	f := serveCoordinatorOn(t, serveFlags{}, db)
 	for _, c := range goldenCommands(ids) {
 		t.Run("coordinator/"+c.file, func(t *testing.T) {
-			compareGolden(t, filepath.Join(goldens, c.file), goldenOutput(t, dir, c, "--coordinator", f.Addr()))
+			compareGolden(t, filepath.Join(goldens, c.file), goldenOutput(t, dir, c, "--coordinator", f.addr))
 		})
 	}
 }
