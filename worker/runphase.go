@@ -67,10 +67,18 @@ func (s *session) runPhase(p *phase, at time.Time) {
 // returns, then the final interval; it returns the workload's error.
 func (s *session) tickUntilDone(p *phase, rec *workload.Recorder, tel Telemetry, at time.Time, errc <-chan error) error {
 	var seq uint32
+	poll, stopPoll := s.followPoll(p)
+	defer stopPoll()
 	for {
 		next := at.Add(time.Duration(seq+1) * p.d)
 		t := time.NewTimer(time.Until(next))
 		select {
+		case <-poll:
+			t.Stop()
+			if s.follow(p) {
+				stopPoll()
+				poll = nil
+			}
 		case <-t.C:
 			if p.measured {
 				s.interval(p, seq, rec.Tick(next), tel)

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"maps"
+	"time"
 
 	"github.com/writepath/writepath/hist"
 	"github.com/writepath/writepath/workload"
@@ -40,17 +41,42 @@ func (s *session) phaseTrace(p *phase) PhaseTrace {
 	return tr
 }
 
+// followPeriod is how often the worker asks a Traced workload for its
+// processes until it names some: a managed server started by the phase is
+// then followed within this long, not from the next interval on.
+const followPeriod = 100 * time.Millisecond
+
+// followPoll returns a channel that ticks every followPeriod while the
+// phase is traced and its workload is Traced (nil otherwise), and its stop.
+func (s *session) followPoll(p *phase) (<-chan time.Time, func()) {
+	if _, ok := p.wl.(workload.Traced); !ok || p.trace == nil {
+		return nil, func() {}
+	}
+	tk := time.NewTicker(followPeriod)
+	return tk.C, tk.Stop
+}
+
+// follow hands the tracer what the workload names now; it reports whether
+// that named any process.
+func (s *session) follow(p *phase) bool {
+	t, ok := p.wl.(workload.Traced)
+	if !ok || p.trace == nil {
+		return false
+	}
+	targets := t.TraceTargets()
+	if err := p.trace.Follow(targets); err != nil {
+		s.w.cfg.Log.Warn("block tracing: follow", "run", p.runID, "phase", p.name, "err", err)
+	}
+	return len(targets.PIDs) > 0
+}
+
 // traceInterval adds the tracer's series to an interval's ops (encoded by
 // the caller) and its counters, following what the workload names first.
 func (s *session) traceInterval(p *phase, tr PhaseTrace, ops map[string]*hist.Histogram, counters map[string]int64) (map[string]*hist.Histogram, map[string]int64) {
 	if tr == nil {
 		return ops, counters
 	}
-	if t, ok := p.wl.(workload.Traced); ok {
-		if err := tr.Follow(t.TraceTargets()); err != nil {
-			s.w.cfg.Log.Warn("block tracing: follow", "run", p.runID, "phase", p.name, "err", err)
-		}
-	}
+	s.follow(p)
 	tops, tcounters, err := tr.TraceTick()
 	if err != nil {
 		s.w.cfg.Log.Warn("block tracing: read", "run", p.runID, "phase", p.name, "err", err)

@@ -16,13 +16,14 @@ const (
 	sandboxTableSize = "--table-size=10000"
 )
 
-// oltpSandbox is oltp's local-mode setup: with no --mysql-* flag it starts
+// oltpSandbox is oltp's local-mode setup: with no --mysql-* flag (and no
+// --mysqld-dir: a managed server the kind starts itself) it starts
 // a throw-away server from the installed mariadbd/mysqld in a temporary
 // datadir and points the workload at it (root over the Unix socket). The
 // cleanup stops the server and removes the directory; the caller runs it
 // however the run ends, Ctrl-C included.
 func oltpSandbox(ctx context.Context, args []string, out io.Writer) ([]string, func(), error) {
-	if hasFlag(args, "--mysql-") {
+	if hasFlag(args, "--mysql-") || hasFlag(args, "--mysqld-dir") {
 		return args, func() {}, nil
 	}
 	bin, err := mysqld.FindBinary()

@@ -55,6 +55,7 @@ type Workload struct {
 		sync.Mutex
 		reports map[string]*PhaseReport // by phase
 	}
+	trace traced // the managed server, for TraceTargets
 }
 
 var (
