@@ -32,6 +32,9 @@ type Finding struct {
 	Suggest string `json:"suggest"`
 	// Why is the reasoning, with the field's published numbers.
 	Why string `json:"why"`
+	// Campaign, when the suggestion can be measured, is a campaign file
+	// that runs it against what is in force now.
+	Campaign *Campaign `json:"campaign,omitempty"`
 }
 
 // ev builds an Evidence from any value.

@@ -40,6 +40,7 @@ func NewReport(f *Facts) Report {
 	if r.Findings == nil {
 		r.Findings = []Finding{}
 	}
+	attachCampaigns(f, r.Findings)
 	for _, d := range []struct {
 		role string
 		disk Disk
@@ -52,6 +53,17 @@ func NewReport(f *Facts) Report {
 		}
 	}
 	return r
+}
+
+// Campaigns are the findings' campaign files, in finding order.
+func (r Report) Campaigns() []Campaign {
+	var out []Campaign
+	for _, f := range r.Findings {
+		if f.Campaign != nil {
+			out = append(out, *f.Campaign)
+		}
+	}
+	return out
 }
 
 // WriteJSON writes the report as indented JSON.
@@ -84,6 +96,9 @@ func (r Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(tw, "    %s\t%s\n", e.Name, e.Value)
 		}
 		fmt.Fprintf(tw, "  suggest:\t%s\n  why:\t%s\n", f.Suggest, f.Why)
+		if c := f.Campaign; c != nil {
+			fmt.Fprintf(tw, "  measure it:\t%s (%s)\n", c.Run, c.File)
+		}
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(tw, "\nnote: %s\n", n)

@@ -139,8 +139,10 @@ func checkNVMeScheduler(f *Facts) []Finding {
 			Rule: "nvme-scheduler", Severity: Warn,
 			Problem:  fmt.Sprintf("%s is NVMe but uses the %s scheduler", i.Disk, i.Scheduler),
 			Evidence: []Evidence{ev(i.Disk+" scheduler", i.Scheduler), ev("choices", strings.Join(i.Schedulers, " ")), ev("nr_requests", i.NrRequests)},
-			Suggest:  fmt.Sprintf("echo none > /sys/block/%s/queue/scheduler (persist with a udev rule)", i.Disk),
+			Suggest: fmt.Sprintf("scheduler none on %s: measure it first with the campaign below (host.scheduler, set and restored by each run), "+
+				"then keep it with a udev rule: ACTION==\"add|change\", KERNEL==\"%s\", ATTR{queue/scheduler}=\"none\"", i.Disk, i.Disk),
 			Why:      "NVMe devices schedule internally across deep parallel queues; the field runs them with scheduler none",
+			Campaign: schedulerCampaign(d),
 		})
 	}
 	return out

@@ -58,7 +58,7 @@ func TestRules(t *testing.T) {
 			set(f, "innodb_dedicated_server", "ON")
 			f.WriteIOPS = 5000
 		}, Warn, "innodb_dedicated_server=OFF"},
-		{"nvme-scheduler", func(f *Facts) { f.Data.Info.Scheduler = "mq-deadline" }, Warn, "echo none > /sys/block/nvme0n1/queue/scheduler"},
+		{"nvme-scheduler", func(f *Facts) { f.Data.Info.Scheduler = "mq-deadline" }, Warn, `KERNEL=="nvme0n1", ATTR{queue/scheduler}="none"`},
 		{"checkpoint-age", func(f *Facts) { f.CheckpointAge = 1600 << 20 }, Warn, "innodb_redo_log_capacity=4G"},
 		{"checkpoint-age", func(f *Facts) {
 			// The real MariaDB 10.11 sample: 73,156,397 of 96 MiB.

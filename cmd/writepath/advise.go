@@ -28,6 +28,7 @@ type adviseOptions struct {
 	json        bool
 	measure     bool
 	measureTime time.Duration
+	campaigns   string
 }
 
 func (o *adviseOptions) AddFlags(fs *pflag.FlagSet) {
@@ -37,6 +38,7 @@ func (o *adviseOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&o.measure, "measure", false, "measure the data disk's 4 KiB random-write IOPS with a short fio-equivalent job in the datadir")
 	fs.DurationVar(&o.measureTime, "measure-time", 10*time.Second, "length of the --measure job")
+	fs.StringVar(&o.campaigns, "campaigns", "", "write each finding's campaign file (which measures the suggestion against what is in force) into this directory")
 }
 
 func (o *adviseOptions) Validate() error {
@@ -84,10 +86,47 @@ func runAdvise(ctx context.Context, o *adviseOptions, out io.Writer) error {
 		}
 	}
 	r := advise.NewReport(f)
+	if o.campaigns != "" {
+		if err := writeAdviseCampaigns(o.campaigns, r.Campaigns()); err != nil {
+			return err
+		}
+	}
 	if o.json {
 		return r.WriteJSON(out)
 	}
-	return r.WriteText(out)
+	if err := r.WriteText(out); err != nil {
+		return err
+	}
+	if cs := r.Campaigns(); len(cs) > 0 && o.campaigns == "" {
+		fmt.Fprintf(out, "\n%d campaign file(s) measure the suggestions (--campaigns DIR writes them):\n", len(cs))
+		for _, c := range cs {
+			fmt.Fprintf(out, "\n--- %s\n%s", c.File, c.Spec)
+		}
+	}
+	return nil
+}
+
+// writeAdviseCampaigns writes the campaign files into dir, never over an
+// existing file.
+func writeAdviseCampaigns(dir string, cs []advise.Campaign) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("advise: --campaigns: %w", err)
+	}
+	for _, c := range cs {
+		path := filepath.Join(dir, c.File)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return fmt.Errorf("advise: --campaigns: %w (remove it or choose another directory)", err)
+		}
+		_, err = f.WriteString(c.Spec)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("advise: --campaigns: %w", err)
+		}
+	}
+	return nil
 }
 
 // adviseSource opens the server named by the flags, or the option file of
