@@ -150,15 +150,23 @@ func TestRunHostRefusals(t *testing.T) {
 func TestHostKnobsAfterWorkerKilled(t *testing.T) {
 	fs := hosttest.NewFS(t, hosttest.Options{SizeMiB: 128})
 	saved := hosttest.Save(t, fs.Dir, fs.Loop)
-	f := startCoordinator(t)
-	args := []string{"worker", "--coordinator", f.Addr(), "--name", "kw", "--data-dir", fs.Dir,
+	addr := serveCoordinator(t, serveFlags{}).addr
+	conn := connFlags{coordinator: addr}
+	c, err := conn.dial("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	args := []string{"worker", "--coordinator", addr, "--name", "kw", "--data-dir", fs.Dir,
 		"--allow-host", "scheduler,nr_requests,read_ahead_kb,mount"}
 	w := startChild(t, args...)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := f.WaitWorkers(ctx, 1); err != nil {
-		t.Fatal(err)
+	connected := func() bool {
+		ws, err := c.Workers(ctx)
+		return err == nil && len(ws) == 1 && ws[0].GetConnected()
 	}
+	waitFor(t, ctx, "the worker to connect", connected)
 	spec, err := buildKindSpec("fio")([]string{"--name=k", "--rw=randwrite", "--bs=4k", "--size=8M", "--runtime=120",
 		"--time_based", "--ioengine=psync", "--direct=1"})
 	if err != nil {
@@ -166,7 +174,7 @@ func TestHostKnobsAfterWorkerKilled(t *testing.T) {
 	}
 	host := []*writepathv1.HostSetting{{Name: "scheduler", Value: "mq-deadline"}, {Name: "nr_requests", Value: "1000"},
 		{Name: "read_ahead_kb", Value: "64"}, {Name: "mount", Value: "noatime,commit=20"}}
-	if _, err := f.Coordinator().Submit(ctx, &writepathv1.RunSpec{Spec: spec, Host: host}); err != nil {
+	if _, err := c.Control().SubmitRun(ctx, &writepathv1.SubmitRunRequest{Spec: &writepathv1.RunSpec{Spec: spec, Host: host}}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the knobs in force mid-run", func() bool {
@@ -184,9 +192,7 @@ func TestHostKnobsAfterWorkerKilled(t *testing.T) {
 	}
 	startChild(t, args...)
 	waitFor(t, ctx, "the restarted worker to restore every knob", func() bool { return len(saved.Diff()) == 0 })
-	if err := f.WaitWorkers(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
+	waitFor(t, ctx, "the restarted worker to connect", connected)
 }
 
 func waitFor(t *testing.T, ctx context.Context, what string, ok func() bool) {

@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/writepath/writepath/local"
 )
 
 // cliChildEnv, when set to arguments joined by \x1f, makes the test binary
@@ -31,16 +28,4 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
-}
-
-// startCoordinator serves a coordinator with no workers of its own on
-// loopback, closed at the end of the test.
-func startCoordinator(t *testing.T) *local.Fabric {
-	t.Helper()
-	f, err := local.Start(local.Config{DBPath: filepath.Join(t.TempDir(), "writepath.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
 }
