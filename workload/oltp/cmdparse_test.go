@@ -36,7 +36,9 @@ func TestParseCommandLine(t *testing.T) {
 			return len(c) == 2 && c[0] == 10 && c[1] == 30 && cl.Output.Verbosity == 5 && cl.Output.Debug
 		}},
 		{[]string{"oltp_write_only", "--point_selects=3", "--range-selects=off", "--range_size=5", "--pgsql-host=x", "--secondary", "--skip_trx=on", "--mysql-dry-run", "prepare"},
-			func(cl *CommandLine) bool { return cl.Spec.GetSecondary() && cl.Spec.GetSkipTrx() && cl.Spec.GetDryRun() }},
+			func(cl *CommandLine) bool {
+				return cl.Spec.GetSecondary() && cl.Spec.GetSkipTrx() && cl.Spec.GetDryRun()
+			}},
 		{[]string{"oltp_write_only", "--mysql-host=db1", "--mysql-port=3307", "--mysql-ignore-errors=all", "--db-ps-mode=disable", "cleanup"},
 			func(cl *CommandLine) bool {
 				c := cl.Spec.GetConnection()
