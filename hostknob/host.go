@@ -24,6 +24,10 @@ type Config struct {
 	SysDir, ProcDir, MountInfo string
 	// LockDir defaults to DefaultLockDir.
 	LockDir string
+	// Restorers are more kinds of Change for the journal, for other host
+	// changes journaled beside the knobs (a disk profile's throttles):
+	// their users reach the journal through Host.Journal.
+	Restorers map[string]Restorer
 	// Log receives what was restored at start-up; nil discards.
 	Log *slog.Logger
 }
@@ -105,7 +109,14 @@ func Open(cfg Config) (*Host, error) {
 		return nil, err
 	}
 	r := diskstats.Resolver{SysDir: cfg.SysDir, MountInfo: cfg.MountInfo}
-	j, err := OpenJournal(cfg.JournalDir, Restorers(cfg.SysDir, cfg.ProcDir, r))
+	restorers := Restorers(cfg.SysDir, cfg.ProcDir, r)
+	for kind, rs := range cfg.Restorers {
+		if restorers[kind] != nil {
+			return nil, fmt.Errorf("host knobs: restorer %q is the knobs' own", kind)
+		}
+		restorers[kind] = rs
+	}
+	j, err := OpenJournal(cfg.JournalDir, restorers)
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +150,11 @@ func (h *Host) resolver() diskstats.Resolver {
 
 // Allow is the operator's allow-list.
 func (h *Host) Allow() Allow { return h.cfg.Allow }
+
+// Journal is the restore journal, for other host changes of this worker
+// (one journal per data directory; Config.Restorers restores their kinds).
+// Begin a set before changing anything, Restore it when done.
+func (h *Host) Journal() *Journal { return h.journal }
 
 // Check validates settings as Apply would, changing nothing: knob names,
 // the allow-list, the values against what the kernel publishes (the

@@ -140,3 +140,30 @@ func TestFileRestorerRefusesForeignPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestHostJournalTakesOtherChanges: another host change (issue 19's disk
+// profiles) journals its own kind through a Host and is restored by the
+// next Open after a kill, beside the knobs.
+func TestHostJournalTakesOtherChanges(t *testing.T) {
+	dir, locks := t.TempDir(), t.TempDir()
+	m := &memRestorer{}
+	h, err := Open(Config{Dir: dir, LockDir: locks, Restorers: map[string]Restorer{"throttle": m}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Journal().Begin([]Change{{Kind: "throttle", Target: "8:0 wbps", Before: "max"}}); err != nil {
+		t.Fatal(err)
+	}
+	h.Close() // killed
+	h2, err := Open(Config{Dir: dir, LockDir: locks, Restorers: map[string]Restorer{"throttle": m}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h2.Close()
+	if !reflect.DeepEqual(m.got, []string{"8:0 wbps=max"}) {
+		t.Errorf("restored %v; want the throttle back", m.got)
+	}
+	if _, err := Open(Config{Dir: t.TempDir(), LockDir: locks, Restorers: map[string]Restorer{"file": m}}); err == nil {
+		t.Errorf("a restorer named like the knobs' own was accepted")
+	}
+}
