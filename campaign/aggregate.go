@@ -15,6 +15,9 @@ type Interval struct {
 	Start, End time.Duration
 	Ops        int64           // operations completed (transactions, I/Os)
 	Latency    *hist.Histogram // their latencies
+	// DeviceWrite is the block layer's write latency (D2C) on the
+	// worker's traced devices, nil where the run was not traced.
+	DeviceWrite *hist.Histogram
 }
 
 // RoundStat is one run reduced over the campaign's window.
@@ -24,6 +27,9 @@ type RoundStat struct {
 	Ops        int64
 	Span       time.Duration // time covered by the counted intervals
 	Intervals  int
+	// DeviceP99 is the p99 of the devices' write latency (D2C) in the
+	// window, ns; 0 when the run has no block series.
+	DeviceP99 int64
 }
 
 // ErrEmptyWindow reports a run with no interval inside the window.
@@ -35,9 +41,18 @@ var ErrEmptyWindow = errors.New("no interval inside the window")
 func (w Window) Stat(ivs []Interval) (RoundStat, error) {
 	var s RoundStat
 	merged := hist.New()
+	var dev *hist.Histogram
 	for _, iv := range ivs {
 		if iv.Start < w.From || (w.To > 0 && iv.End > w.To) || iv.End <= iv.Start {
 			continue
+		}
+		if iv.DeviceWrite != nil {
+			if dev == nil {
+				dev = hist.New()
+			}
+			if err := dev.Merge(iv.DeviceWrite); err != nil {
+				return s, fmt.Errorf("window %s: device writes: %w", w, err)
+			}
 		}
 		s.Ops += iv.Ops
 		s.Span += iv.End - iv.Start
@@ -51,6 +66,9 @@ func (w Window) Stat(ivs []Interval) (RoundStat, error) {
 	}
 	s.Throughput = float64(s.Ops) / s.Span.Seconds()
 	s.P99 = merged.Percentile(99)
+	if dev != nil {
+		s.DeviceP99 = dev.Percentile(99)
+	}
 	return s, nil
 }
 
@@ -61,6 +79,9 @@ type Agg struct {
 	ThroughputMin, ThroughputMax float64
 	P99                          int64 // median over rounds, ns
 	P99Min, P99Max               int64
+	// DeviceP99 is the median over the traced rounds of the devices' p99
+	// write latency (block D2C), ns; 0 when no round was traced.
+	DeviceP99 int64 `json:",omitempty"`
 	// DeltaPct is the median throughput's change against the baseline cell
 	// on the same group, in percent; NaN-free: 0 when there is no baseline.
 	DeltaPct float64
@@ -80,6 +101,16 @@ func Aggregate(rounds []RoundStat) Agg {
 	a.Throughput, a.ThroughputMin, a.ThroughputMax = medianMinMax(tp)
 	m, lo, hi := medianMinMax(p99)
 	a.P99, a.P99Min, a.P99Max = int64(m), int64(lo), int64(hi)
+	var dev []float64
+	for _, r := range rounds {
+		if r.DeviceP99 > 0 {
+			dev = append(dev, float64(r.DeviceP99))
+		}
+	}
+	if len(dev) > 0 {
+		m, _, _ := medianMinMax(dev)
+		a.DeviceP99 = int64(m)
+	}
 	return a
 }
 

@@ -75,3 +75,25 @@ func TestAggregateAndTable(t *testing.T) {
 		t.Errorf("table baseline %q groups %v", tab.Baseline, tab.Groups)
 	}
 }
+
+// TestDeviceP99: the window's device write latencies merge like the
+// workload's; rounds without them do not count in the median.
+func TestDeviceP99(t *testing.T) {
+	ivs := intervals([]int64{100, 100}, []int64{1e6, 1e6})
+	for i, v := range []int64{200_000, 5_000_000} {
+		h := hist.New()
+		h.RecordN(v, 100)
+		ivs[i].DeviceWrite = h
+	}
+	s, err := (Window{}).Stat(ivs)
+	if err != nil || !hist.New().Equivalent(s.DeviceP99, 5_000_000) {
+		t.Errorf("Stat().DeviceP99 = %d, %v; want 5 ms", s.DeviceP99, err)
+	}
+	a := Aggregate([]RoundStat{{DeviceP99: 1e6}, {DeviceP99: 3e6}, {}})
+	if a.DeviceP99 != 2e6 {
+		t.Errorf("Aggregate DeviceP99 = %d; want the median of the traced rounds, 2e6", a.DeviceP99)
+	}
+	if a := Aggregate([]RoundStat{{P99: 1}}); a.DeviceP99 != 0 {
+		t.Errorf("untraced Aggregate DeviceP99 = %d; want 0", a.DeviceP99)
+	}
+}

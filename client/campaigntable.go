@@ -8,6 +8,7 @@ import (
 	"github.com/writepath/writepath/campaign"
 	"github.com/writepath/writepath/hist"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/telemetry/blocktrace/series"
 )
 
 // PrimaryOps names, in order of preference, the operation a campaign
@@ -42,10 +43,31 @@ func CampaignIntervals(r *writepathv1.GetRunResponse) ([]campaign.Interval, erro
 		if err != nil {
 			return nil, fmt.Errorf("run %s interval %d: %w", r.GetRun().GetId(), mi.GetSeq(), err)
 		}
-		out = append(out, campaign.Interval{Start: mi.GetStart().AsTime().Sub(at), End: mi.GetEnd().AsTime().Sub(at),
-			Ops: h.Count(), Latency: h})
+		iv := campaign.Interval{Start: mi.GetStart().AsTime().Sub(at), End: mi.GetEnd().AsTime().Sub(at),
+			Ops: h.Count(), Latency: h}
+		if dev := deviceWrites(mi.GetOps()); len(dev) > 0 {
+			if iv.DeviceWrite, err = mergeOps(mi.GetOps(), dev); err != nil {
+				return nil, fmt.Errorf("run %s interval %d: %w", r.GetRun().GetId(), mi.GetSeq(), err)
+			}
+		}
+		out = append(out, iv)
 	}
 	return out, nil
+}
+
+// deviceWrites names an interval's block write-latency series (every
+// traced device's block.<dev>.write.d2c).
+func deviceWrites(ops []*writepathv1.OpHistogram) map[string]bool {
+	var want map[string]bool
+	for _, o := range ops {
+		if s, ok := series.Parse(o.GetOp()); ok && s.Prefix == "block" && s.Op == "write" && s.Metric == series.D2C {
+			if want == nil {
+				want = map[string]bool{}
+			}
+			want[o.GetOp()] = true
+		}
+	}
+	return want
 }
 
 func measuredPhase(run *writepathv1.Run) *writepathv1.PhaseRecord {

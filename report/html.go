@@ -39,8 +39,13 @@ type Run struct {
 	Workers  []WorkerRow
 	Devices  []Series // iostat -x per device, e.g. Name "vda w/s"
 	InnoDB   []Series // InnoDB counters and checkpoint age
-	Host     []HostRow
-	Notes    []string // matched log lines, warnings
+	// Block and Syscalls are the kernel-evidence series over time (block
+	// layer: D2C/Q2D p99 per device and op, ms; syscalls: fsync p99 ms,
+	// write sizes p50 bytes); Evidence their whole-run figures.
+	Block, Syscalls []Series
+	Evidence        []EvidenceRow
+	Host            []HostRow
+	Notes           []string // matched log lines, warnings
 }
 
 // HostRow is one host knob on one target of one worker, as the run set
@@ -57,6 +62,14 @@ type OpSeries struct {
 	MBps           []float64 // may be nil for operations that move no bytes
 	P50, P99, P999 []float64 // milliseconds
 	Total          *hist.Histogram
+}
+
+// EvidenceRow is one kernel-evidence series over the whole run (Unit "ms"
+// or "bytes").
+type EvidenceRow struct {
+	Name, Unit          string
+	Count               int64
+	P50, P99, P999, Max float64
 }
 
 // WorkerRow is one worker's share of the run.
@@ -90,7 +103,9 @@ type jsonRun struct {
 	Ops                             []jsonOp
 	Workers                         []WorkerRow
 	Devices, InnoDB                 []Series
-	Host                            []HostRow `json:",omitempty"`
+	Block, Syscalls                 []Series      `json:",omitempty"`
+	Evidence                        []EvidenceRow `json:",omitempty"`
+	Host                            []HostRow     `json:",omitempty"`
 	Notes                           []string
 }
 
@@ -137,7 +152,8 @@ var distPercentiles = []float64{0, 10, 20, 30, 40, 50, 55, 60, 65, 70, 75, 80, 8
 
 func toJSON(r Run) jsonRun {
 	j := jsonRun{ID: r.ID, Title: r.Title, Kind: r.Kind, State: r.State,
-		IntervalS: r.Interval.Seconds(), Workers: r.Workers, Devices: r.Devices, InnoDB: r.InnoDB, Host: r.Host, Notes: r.Notes}
+		IntervalS: r.Interval.Seconds(), Workers: r.Workers, Devices: r.Devices, InnoDB: r.InnoDB, Host: r.Host, Notes: r.Notes,
+		Block: r.Block, Syscalls: r.Syscalls, Evidence: r.Evidence}
 	if !r.Started.IsZero() {
 		j.Started = r.Started.UTC().Format(time.RFC3339)
 	}

@@ -24,6 +24,8 @@ func sampleRun() Run {
 	op := OpSeries{Name: "write", Total: total}
 	var dev, innodb Series
 	dev = Series{Name: "vda w/s"}
+	d2c := Series{Name: "vda write d2c p99", Unit: "ms"}
+	fsync := Series{Name: "fdatasync p99", Unit: "ms"}
 	innodb = Series{Name: "checkpoint age", Unit: "MiB"}
 	for k := 0; k < 60; k++ {
 		h := hist.New()
@@ -47,6 +49,8 @@ func sampleRun() Run {
 		op.P99 = append(op.P99, float64(h.Percentile(99))/1e6)
 		op.P999 = append(op.P999, float64(h.Percentile(99.9))/1e6)
 		dev.T, dev.Values = append(dev.T, t), append(dev.Values, float64(n)*1.1)
+		d2c.T, d2c.Values = append(d2c.T, t), append(d2c.Values, 0.4+float64(k%7)/10)
+		fsync.T, fsync.Values = append(fsync.T, t), append(fsync.Values, 1.5+float64(k%5)/4)
 		innodb.T, innodb.Values = append(innodb.T, t), append(innodb.Values, float64(k%20)*10)
 	}
 	return Run{
@@ -55,6 +59,9 @@ func sampleRun() Run {
 		Ops: []OpSeries{op}, Devices: []Series{dev}, InnoDB: []Series{innodb},
 		Workers: []WorkerRow{{Name: "w1", Ops: 120000, Rate: 2000, P99Ms: 1.2}, {Name: "w2", Ops: 118000, Rate: 1966, P99Ms: 1.4}},
 		Notes:   []string{"stall at 30 s"},
+		Block:   []Series{d2c}, Syscalls: []Series{fsync},
+		Evidence: []EvidenceRow{{Name: "block.vda.write.d2c", Unit: "ms", Count: 238000, P50: 0.08, P99: 0.7, P999: 1.5, Max: 20},
+			{Name: "sys.write.bytes", Unit: "bytes", Count: 5000, P50: 4096, P99: 16384, P999: 65536, Max: 1 << 20}},
 	}
 }
 
@@ -89,7 +96,7 @@ func TestReportRendersInChromium(t *testing.T) {
 		charts []string
 	}{
 		{"run", func(f *os.File) error { return WriteRunHTML(f, sampleRun()) },
-			[]string{"r0-throughput", "r0-latency", "r0-distribution", "r0-workers", "r0-iostat", "r0-innodb"}},
+			[]string{"r0-throughput", "r0-latency", "r0-distribution", "r0-workers", "r0-iostat", "r0-innodb", "r0-block", "r0-syscalls"}},
 		{"campaign", func(f *os.File) error { return WriteCampaignHTML(f, sampleCampaign()) },
 			[]string{"campaign-bars", "r0-throughput"}},
 	}
@@ -105,6 +112,14 @@ func TestReportRendersInChromium(t *testing.T) {
 			}
 			f.Close()
 			dom := headless(t, chromium, path, "--dump-dom")
+			for _, want := range []string{"<table data-evidence=", "<td>block.vda.write.d2c</td>", "<td>16384</td>"} {
+				if !strings.Contains(dom, want) {
+					t.Errorf("rendered page lacks %q (the kernel evidence table)", want)
+				}
+			}
+			if tt.name == "campaign" && !strings.Contains(dom, "nvme dev p99</th>") {
+				t.Error("campaign table lacks the dev p99 column")
+			}
 			for _, id := range tt.charts {
 				m := regexp.MustCompile(`data-chart="` + id + `"[^>]*data-points="(\d+)"`).FindStringSubmatch(dom)
 				if m == nil || m[1] == "0" {
@@ -145,7 +160,7 @@ func sampleCampaign() Campaign {
 	return Campaign{Table: campaign.Table{
 		Campaign: "flush", Groups: []string{"pl1", "nvme"}, Baseline: "fsync",
 		Rows: []campaign.Row{
-			{Label: "fsync", Aggs: []campaign.Agg{{Rounds: 3, Throughput: 3820, ThroughputMin: 3700, ThroughputMax: 3900, P99: 4_100_000},
+			{Label: "fsync", Aggs: []campaign.Agg{{Rounds: 3, Throughput: 3820, ThroughputMin: 3700, ThroughputMax: 3900, P99: 4_100_000, DeviceP99: 900_000},
 				{Rounds: 3, Throughput: 11200, ThroughputMin: 10900, ThroughputMax: 11600, P99: 1_000_000}}},
 			{Label: "O_DSYNC", Aggs: []campaign.Agg{{Rounds: 3, Throughput: 1910, ThroughputMin: 1800, ThroughputMax: 2000, P99: 88_000_000, DeltaPct: -50},
 				{Rounds: 3, Throughput: 6700, ThroughputMin: 6500, ThroughputMax: 6900, P99: 3_000_000, DeltaPct: -40.2}}},

@@ -57,17 +57,39 @@ func WriteCampaignTable(w io.Writer, t campaign.Table, unit string, f Format) er
 
 func header(t campaign.Table, unit string) []string {
 	h := []string{"cell"}
+	dev := traced(t)
 	for _, g := range t.Groups {
-		h = append(h, g+" "+unit, g+" p99", g+" Δ")
+		h = append(h, g+" "+unit, g+" p99")
+		if dev {
+			h = append(h, g+" dev p99")
+		}
+		h = append(h, g+" Δ")
 	}
 	return h
 }
 
+// traced reports whether any cell has the devices' write latency (runs
+// with block tracing): only then do the tables have its column.
+func traced(t campaign.Table) bool {
+	for _, r := range t.Rows {
+		for _, a := range r.Aggs {
+			if a.DeviceP99 > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func cells(t campaign.Table, r campaign.Row) []string {
 	out := []string{RowLabel(r)}
+	dev := traced(t)
 	for _, a := range r.Aggs {
 		if a.Rounds == 0 {
 			out = append(out, "-", "-", "-")
+			if dev {
+				out = append(out, "-")
+			}
 			continue
 		}
 		tp := fmt.Sprintf("%s (%s–%s)", num(a.Throughput), num(a.ThroughputMin), num(a.ThroughputMax))
@@ -75,13 +97,25 @@ func cells(t campaign.Table, r campaign.Row) []string {
 		if r.Label != t.Baseline {
 			delta = fmt.Sprintf("%+.1f%%", a.DeltaPct)
 		}
-		out = append(out, tp, ms(a.P99), delta)
+		out = append(out, tp, ms(a.P99))
+		if dev {
+			devP99 := "-"
+			if a.DeviceP99 > 0 {
+				devP99 = ms(a.DeviceP99)
+			}
+			out = append(out, devP99)
+		}
+		out = append(out, delta)
 	}
 	return out
 }
 
 func writeText(w io.Writer, t campaign.Table, unit string) error {
-	fmt.Fprintf(w, "campaign %s — median of rounds over %s (min–max), p99 from merged histograms\n", t.Campaign, t.Window)
+	fmt.Fprintf(w, "campaign %s — median of rounds over %s (min–max), p99 from merged histograms", t.Campaign, t.Window)
+	if traced(t) {
+		fmt.Fprint(w, "; dev p99: the devices' write latency (block D2C)")
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(header(t, unit), "\t"))
 	for _, r := range t.Rows {
@@ -104,6 +138,10 @@ func writeMarkdown(w io.Writer, t campaign.Table, unit string) error {
 func writeCSV(w io.Writer, t campaign.Table, unit string) error {
 	cw := csv.NewWriter(w)
 	h := []string{"cell", "group", "rounds", unit + "_median", unit + "_min", unit + "_max", "p99_ms_median", "p99_ms_min", "p99_ms_max", "delta_pct"}
+	dev := traced(t)
+	if dev {
+		h = append(h, "device_write_p99_ms_median")
+	}
 	if err := cw.Write(h); err != nil {
 		return err
 	}
@@ -112,6 +150,9 @@ func writeCSV(w io.Writer, t campaign.Table, unit string) error {
 			rec := []string{RowLabel(r), t.Groups[gi], strconv.Itoa(a.Rounds),
 				f2(a.Throughput), f2(a.ThroughputMin), f2(a.ThroughputMax),
 				f3(float64(a.P99) / 1e6), f3(float64(a.P99Min) / 1e6), f3(float64(a.P99Max) / 1e6), f2(a.DeltaPct)}
+			if dev {
+				rec = append(rec, f3(float64(a.DeviceP99)/1e6))
+			}
 			if err := cw.Write(rec); err != nil {
 				return err
 			}

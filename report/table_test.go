@@ -69,3 +69,34 @@ func TestParseFormat(t *testing.T) {
 		t.Error("ParseFormat(xml) succeeded")
 	}
 }
+
+// TestCampaignTableDeviceP99: with traced runs (block series) every group
+// gets the devices' p99 write latency beside the workload's p99; a cell
+// without it prints "-".
+func TestCampaignTableDeviceP99(t *testing.T) {
+	tb := sampleTable()
+	tb.Rows[0].Aggs[0].DeviceP99 = 1_250_000
+	for _, tt := range []struct {
+		f    Format
+		want []string
+	}{
+		{Text, []string{"pl1 dev p99", "dev p99: the devices' write latency", "| 1.25 ms"[2:]}},
+		{Markdown, []string{"| cell | pl1 tps | pl1 p99 | pl1 dev p99 | pl1 Δ |", "| 4.10 ms | 1.25 ms | base |", "| 88.0 ms | - | -50.0% |"}},
+		{CSV, []string{"device_write_p99_ms_median", ",1.250\n"}},
+	} {
+		var b bytes.Buffer
+		if err := WriteCampaignTable(&b, tb, "tps", tt.f); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s output lacks %q:\n%s", tt.f, w, b.String())
+			}
+		}
+	}
+	var b bytes.Buffer
+	_ = WriteCampaignTable(&b, sampleTable(), "tps", Text)
+	if strings.Contains(b.String(), "dev p99") {
+		t.Errorf("untraced table has a dev p99 column:\n%s", b.String())
+	}
+}

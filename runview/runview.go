@@ -7,6 +7,7 @@ import (
 	"github.com/writepath/writepath/client"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/report"
+	"github.com/writepath/writepath/telemetry/blocktrace/series"
 )
 
 // Run converts a stored run. Series are on the grid of the run's merged
@@ -30,6 +31,8 @@ func Run(r *writepathv1.GetRunResponse) (report.Run, error) {
 	}
 	out.Ops = ops
 	out.Devices, out.InnoDB = telemetrySeries(r.GetIntervals(), t)
+	out.Block, out.Syscalls = traceSeries(r.GetIntervals(), t)
+	out.Evidence = evidenceRows(s)
 	out.Workers = workerRows(s)
 	for _, k := range s.Host {
 		out.Host = append(out.Host, report.HostRow{Worker: k.Worker, Knob: k.Knob, Target: k.Target, Before: k.Before, Set: k.Set, Read: k.Read})
@@ -60,6 +63,9 @@ func opSeries(r *writepathv1.GetRunResponse, t []float64) ([]report.OpSeries, er
 	idx := map[string]int{}
 	for _, mi := range r.GetIntervals() {
 		for _, st := range mi.GetStats() {
+			if series.Is(st.GetOp()) {
+				continue // kernel evidence: traceSeries draws it
+			}
 			if _, ok := idx[st.GetOp()]; !ok {
 				idx[st.GetOp()] = len(names)
 				names = append(names, st.GetOp())
@@ -78,6 +84,9 @@ func opSeries(r *writepathv1.GetRunResponse, t []float64) ([]report.OpSeries, er
 	}
 	for k, mi := range r.GetIntervals() {
 		for _, st := range mi.GetStats() {
+			if series.Is(st.GetOp()) {
+				continue
+			}
 			o := &out[idx[st.GetOp()]]
 			if secs := mi.GetSeconds(); secs > 0 {
 				o.Rate[k] = float64(st.GetCount()) / secs

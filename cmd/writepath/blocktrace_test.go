@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/writepath/writepath/client"
+	"github.com/writepath/writepath/runview"
 	"github.com/writepath/writepath/telemetry/blocktrace/series"
 )
 
@@ -82,4 +83,21 @@ END { clear(@s); }`, devNumber(t, dev))
 		}
 	}
 	t.Log(report.String())
+	// The report draws the series apart from the workload's ops.
+	rv, err := runview.Run(detail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range rv.Ops {
+		if series.Is(o.Name) {
+			t.Errorf("report op %s is a kernel series", o.Name)
+		}
+	}
+	found := false
+	for _, e := range rv.Evidence {
+		found = found || e.Name == series.Block(dev, "write", series.D2C) && e.Count == ours.Count()
+	}
+	if !found || len(rv.Block) == 0 {
+		t.Errorf("report evidence %+v, block panel %d series; want %s with %d values", rv.Evidence, len(rv.Block), series.Block(dev, "write", series.D2C), ours.Count())
+	}
 }

@@ -152,6 +152,23 @@
     workersChart(g, p + "workers", r.Workers);
     panel(g, p + "iostat", "iostat -x", r.Devices);
     panel(g, p + "innodb", "InnoDB", r.InnoDB);
+    panel(g, p + "block", "Block layer (per interval, merged over workers)", r.Block);
+    panel(g, p + "syscalls", "Syscalls of the processes of interest", r.Syscalls);
+    if (r.Evidence && r.Evidence.length) {
+      var eh3 = el("h3", {}, "Kernel evidence (eBPF; ms, or bytes for sizes)");
+      var et = el("table", { "data-evidence": "" });
+      var eh = el("tr");
+      ["series", "count", "p50", "p99", "p99.9", "max"].forEach(function (h) { eh.appendChild(el("th", {}, h)); });
+      et.appendChild(eh);
+      r.Evidence.forEach(function (e) {
+        var tr = el("tr");
+        var f = function (v) { return e.Unit === "bytes" ? String(Math.round(v)) : v.toFixed(3); };
+        [e.Name, String(e.Count), f(e.P50), f(e.P99), f(e.P999), f(e.Max)].forEach(function (v) { tr.appendChild(el("td", {}, v)); });
+        et.appendChild(tr);
+      });
+      sec.insertBefore(eh3, g);
+      sec.insertBefore(et, g);
+    }
     if (r.Notes && r.Notes.length) sec.appendChild(el("pre", {}, r.Notes.join("\n")));
   }
 
@@ -200,7 +217,10 @@
     }, count(series));
     var tab = el("table");
     var head = "<th>cell</th>";
-    t.Groups.forEach(function (g) { head += "<th>" + g + " " + unit + "</th><th>" + g + " p99</th><th>Δ</th>"; });
+    var dev = t.Rows.some(function (r) { return r.Aggs.some(function (a) { return a.DeviceP99 > 0; }); });
+    t.Groups.forEach(function (g) {
+      head += "<th>" + g + " " + unit + "</th><th>" + g + " p99</th>" + (dev ? "<th>" + g + " dev p99</th>" : "") + "<th>Δ</th>";
+    });
     tab.appendChild(el("tr")).innerHTML = head;
     t.Rows.forEach(function (r) {
       var tr = el("tr");
@@ -208,6 +228,7 @@
       r.Aggs.forEach(function (a) {
         tr.appendChild(el("td", {}, a.Rounds ? Math.round(a.Throughput) + " (" + Math.round(a.ThroughputMin) + "–" + Math.round(a.ThroughputMax) + ")" : "-"));
         tr.appendChild(el("td", {}, a.Rounds ? latency(a.P99) : "-"));
+        if (dev) tr.appendChild(el("td", {}, a.DeviceP99 > 0 ? latency(a.DeviceP99) : "-"));
         tr.appendChild(el("td", {}, r.Label === t.Baseline ? "base" : (a.Rounds ? a.DeltaPct.toFixed(1) + "%" : "-")));
       });
       tab.appendChild(tr);
