@@ -29,6 +29,15 @@ type traceHkey struct {
 	Op     uint8
 }
 
+type traceInflight struct {
+	_        structs.HostLayout
+	Inserted uint64
+	Issued   uint64
+	Dev      uint32
+	Op       uint8
+	Pad      [3]uint8
+}
+
 type tracePending struct {
 	_      structs.HostLayout
 	Ts     uint64
@@ -46,10 +55,8 @@ type traceProbe struct {
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
-	traceMapDevs             = "devs"
 	traceMapHists            = "hists"
-	traceMapInserted         = "inserted"
-	traceMapIssued           = "issued"
+	traceMapInflight         = "inflight"
 	traceMapProbe            = "probe"
 	traceMapRedo             = "redo"
 	traceMapStats            = "stats"
@@ -58,13 +65,15 @@ const (
 	traceProgBlockRqComplete = "block_rq_complete"
 	traceProgBlockRqInsert   = "block_rq_insert"
 	traceProgBlockRqIssue    = "block_rq_issue"
+	traceProgBlockRqMerge    = "block_rq_merge"
 	traceProgBlockRqRequeue  = "block_rq_requeue"
 	traceProgHdrIndexProbe   = "hdr_index_probe"
 	traceProgSysEnter        = "sys_enter"
 	traceProgSysExit         = "sys_exit"
 	traceVarComms            = "comms"
-	traceVarFilterDevs       = "filter_devs"
+	traceVarDevs             = "devs"
 	traceVarN_comms          = "n_comms"
+	traceVarN_devs           = "n_devs"
 	traceVarNrFdatasync      = "nr_fdatasync"
 	traceVarNrFsync          = "nr_fsync"
 	traceVarNrPwrite64       = "nr_pwrite64"
@@ -119,6 +128,7 @@ type traceProgramSpecs struct {
 	BlockRqComplete *ebpf.ProgramSpec `ebpf:"block_rq_complete"`
 	BlockRqInsert   *ebpf.ProgramSpec `ebpf:"block_rq_insert"`
 	BlockRqIssue    *ebpf.ProgramSpec `ebpf:"block_rq_issue"`
+	BlockRqMerge    *ebpf.ProgramSpec `ebpf:"block_rq_merge"`
 	BlockRqRequeue  *ebpf.ProgramSpec `ebpf:"block_rq_requeue"`
 	HdrIndexProbe   *ebpf.ProgramSpec `ebpf:"hdr_index_probe"`
 	SysEnter        *ebpf.ProgramSpec `ebpf:"sys_enter"`
@@ -129,10 +139,8 @@ type traceProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type traceMapSpecs struct {
-	Devs     *ebpf.MapSpec `ebpf:"devs"`
 	Hists    *ebpf.MapSpec `ebpf:"hists"`
-	Inserted *ebpf.MapSpec `ebpf:"inserted"`
-	Issued   *ebpf.MapSpec `ebpf:"issued"`
+	Inflight *ebpf.MapSpec `ebpf:"inflight"`
 	Probe    *ebpf.MapSpec `ebpf:"probe"`
 	Redo     *ebpf.MapSpec `ebpf:"redo"`
 	Stats    *ebpf.MapSpec `ebpf:"stats"`
@@ -145,8 +153,9 @@ type traceMapSpecs struct {
 // It can be passed ebpf.CollectionSpec.Assign.
 type traceVariableSpecs struct {
 	Comms       *ebpf.VariableSpec `ebpf:"comms"`
-	FilterDevs  *ebpf.VariableSpec `ebpf:"filter_devs"`
+	Devs        *ebpf.VariableSpec `ebpf:"devs"`
 	N_comms     *ebpf.VariableSpec `ebpf:"n_comms"`
+	N_devs      *ebpf.VariableSpec `ebpf:"n_devs"`
 	NrFdatasync *ebpf.VariableSpec `ebpf:"nr_fdatasync"`
 	NrFsync     *ebpf.VariableSpec `ebpf:"nr_fsync"`
 	NrPwrite64  *ebpf.VariableSpec `ebpf:"nr_pwrite64"`
@@ -176,10 +185,8 @@ func (o *traceObjects) Close() error {
 //
 // It can be passed to loadTraceObjects or ebpf.CollectionSpec.LoadAndAssign.
 type traceMaps struct {
-	Devs     *ebpf.Map `ebpf:"devs"`
 	Hists    *ebpf.Map `ebpf:"hists"`
-	Inserted *ebpf.Map `ebpf:"inserted"`
-	Issued   *ebpf.Map `ebpf:"issued"`
+	Inflight *ebpf.Map `ebpf:"inflight"`
 	Probe    *ebpf.Map `ebpf:"probe"`
 	Redo     *ebpf.Map `ebpf:"redo"`
 	Stats    *ebpf.Map `ebpf:"stats"`
@@ -189,10 +196,8 @@ type traceMaps struct {
 
 func (m *traceMaps) Close() error {
 	return _TraceClose(
-		m.Devs,
 		m.Hists,
-		m.Inserted,
-		m.Issued,
+		m.Inflight,
 		m.Probe,
 		m.Redo,
 		m.Stats,
@@ -206,8 +211,9 @@ func (m *traceMaps) Close() error {
 // It can be passed to loadTraceObjects or ebpf.CollectionSpec.LoadAndAssign.
 type traceVariables struct {
 	Comms       *ebpf.Variable `ebpf:"comms"`
-	FilterDevs  *ebpf.Variable `ebpf:"filter_devs"`
+	Devs        *ebpf.Variable `ebpf:"devs"`
 	N_comms     *ebpf.Variable `ebpf:"n_comms"`
+	N_devs      *ebpf.Variable `ebpf:"n_devs"`
 	NrFdatasync *ebpf.Variable `ebpf:"nr_fdatasync"`
 	NrFsync     *ebpf.Variable `ebpf:"nr_fsync"`
 	NrPwrite64  *ebpf.Variable `ebpf:"nr_pwrite64"`
@@ -224,6 +230,7 @@ type tracePrograms struct {
 	BlockRqComplete *ebpf.Program `ebpf:"block_rq_complete"`
 	BlockRqInsert   *ebpf.Program `ebpf:"block_rq_insert"`
 	BlockRqIssue    *ebpf.Program `ebpf:"block_rq_issue"`
+	BlockRqMerge    *ebpf.Program `ebpf:"block_rq_merge"`
 	BlockRqRequeue  *ebpf.Program `ebpf:"block_rq_requeue"`
 	HdrIndexProbe   *ebpf.Program `ebpf:"hdr_index_probe"`
 	SysEnter        *ebpf.Program `ebpf:"sys_enter"`
@@ -235,6 +242,7 @@ func (p *tracePrograms) Close() error {
 		p.BlockRqComplete,
 		p.BlockRqInsert,
 		p.BlockRqIssue,
+		p.BlockRqMerge,
 		p.BlockRqRequeue,
 		p.HdrIndexProbe,
 		p.SysEnter,

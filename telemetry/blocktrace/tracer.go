@@ -29,7 +29,10 @@ type Config struct {
 	RedoFiles []string
 }
 
-const maxComms = 4
+const (
+	maxComms = 4
+	maxDevs  = 16 // MAX_DEVS in trace.bpf.c
+)
 
 // Loaded is the programs and maps in the kernel, attached to nothing until
 // Start. One per process: Start hands out one Tracer at a time.
@@ -45,7 +48,7 @@ type Loaded struct {
 }
 
 // Programs by what they attach to.
-var blockProgs = []string{traceProgBlockRqInsert, traceProgBlockRqIssue, traceProgBlockRqComplete, traceProgBlockRqRequeue}
+var blockProgs = []string{traceProgBlockRqInsert, traceProgBlockRqIssue, traceProgBlockRqComplete, traceProgBlockRqRequeue, traceProgBlockRqMerge}
 
 // sysProgs are the syscall programs: they cost every syscall on the host
 // a tracepoint, so they are attached only while there are processes of
@@ -65,6 +68,9 @@ func Load(cfg Config) (*Loaded, error) {
 		if !containsDisk(l.disks, d) {
 			l.disks = append(l.disks, d)
 		}
+	}
+	if len(l.disks) > maxDevs {
+		return nil, fmt.Errorf("block tracing: %d disks, at most %d", len(l.disks), maxDevs)
 	}
 	if len(cfg.Comms) > maxComms {
 		return nil, fmt.Errorf("block tracing: %d process names, at most %d", len(cfg.Comms), maxComms)
@@ -91,10 +97,6 @@ func Load(cfg Config) (*Loaded, error) {
 		return nil, err
 	}
 	l.sys, l.SysErr = loadSys(spec, l.block)
-	if err := l.setDevices(); err != nil {
-		l.Close()
-		return nil, err
-	}
 	return l, nil
 }
 
@@ -112,11 +114,12 @@ func (l *Loaded) setConstants(spec *ebpf.CollectionSpec) error {
 	for i, c := range l.cfg.Comms {
 		copy(comms[i][:], c)
 	}
-	filter := uint32(0)
-	if len(l.disks) > 0 {
-		filter = 1
+	var devs [maxDevs]uint32
+	for i, d := range l.disks {
+		devs[i] = d.dev
 	}
-	consts := map[string]any{traceVarFilterDevs: filter, traceVarN_comms: uint32(len(l.cfg.Comms)), traceVarComms: comms,
+	consts := map[string]any{traceVarN_devs: uint32(len(l.disks)), traceVarDevs: devs,
+		traceVarN_comms: uint32(len(l.cfg.Comms)), traceVarComms: comms,
 		// This architecture's syscall numbers.
 		traceVarNrWrite: int64(unix.SYS_WRITE), traceVarNrPwrite64: int64(unix.SYS_PWRITE64), traceVarNrWritev: int64(unix.SYS_WRITEV),
 		traceVarNrPwritev: int64(unix.SYS_PWRITEV), traceVarNrPwritev2: int64(unix.SYS_PWRITEV2),
@@ -176,16 +179,6 @@ func verifierSummary(err error) error {
 	return err
 }
 
-func (l *Loaded) setDevices() error {
-	m := l.block.Maps[traceMapDevs]
-	for _, d := range l.disks {
-		if err := m.Put(d.dev, uint8(1)); err != nil {
-			return fmt.Errorf("block tracing: device %s: %w", d.name, err)
-		}
-	}
-	return nil
-}
-
 // Syscalls reports whether the syscall series can be traced.
 func (l *Loaded) Syscalls() bool { return l.sys != nil }
 
@@ -241,7 +234,7 @@ func (l *Loaded) release() {
 func (t *Tracer) attach() error {
 	// Counts from an earlier phase go: the maps start empty, so a long
 	// series of phases never fills them.
-	for _, name := range []string{traceMapHists, traceMapIssued, traceMapInserted, traceMapSyscalls, traceMapTgids} {
+	for _, name := range []string{traceMapHists, traceMapInflight, traceMapSyscalls, traceMapTgids} {
 		if err := clearMap(t.l.block.Maps[name]); err != nil {
 			return fmt.Errorf("block tracing: clear %s: %w", name, err)
 		}

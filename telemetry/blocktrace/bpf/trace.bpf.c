@@ -88,29 +88,24 @@ struct {
 	__type(value, u64);
 } stats SEC(".maps");
 
-/* Devices to trace (kernel dev_t -> 1); with filter_devs 0, every device. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 64);
-	__type(key, u32);
-	__type(value, u8);
-} devs SEC(".maps");
+/* A request in flight: its insert and issue times (0: not yet), and the
+ * device and op read at issue, so a completion reads nothing more. */
+struct inflight {
+	u64 inserted;
+	u64 issued;
+	u32 dev;
+	u8 op;
+	u8 pad[3];
+};
 
-/* Requests in flight: issue (or insert) time by request address. A
- * completion may run on another CPU, so these are shared hashes. */
+/* Requests in flight by address. A completion may run on another CPU, so
+ * this is a shared hash; an issue updates its entry in place. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, u64);
-	__type(value, u64);
-} issued SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, u64);
-	__type(value, u64);
-} inserted SEC(".maps");
+	__type(value, struct inflight);
+} inflight SEC(".maps");
 
 /* Processes of interest by tgid (-> 1), set by user space. */
 struct {
@@ -127,8 +122,10 @@ struct {
 	__type(value, struct extents);
 } redo SEC(".maps");
 
-/* Set before load. */
-volatile const u32 filter_devs = 0;
+/* Set before load: the traced disks (none: every disk). */
+#define MAX_DEVS 16
+volatile const u32 n_devs = 0;
+volatile const u32 devs[MAX_DEVS] = {};
 #define MAX_COMMS 4
 volatile const u32 n_comms = 0;
 volatile const char comms[MAX_COMMS][16] = {};
@@ -184,35 +181,36 @@ static __always_inline void record(u32 dev, u8 metric, u8 op, u64 v)
 	}
 }
 
+/* The tp_btf programs get the kernel's own struct request pointer: fields
+ * are read with direct (fault-checked) loads, relocated by CO-RE, not with
+ * probe-read helper calls. */
 static __always_inline u32 rq_dev(struct request *rq)
 {
-	struct gendisk *disk = BPF_CORE_READ(rq, q, disk);
+	struct gendisk *disk = rq->q->disk;
 	if (!disk)
 		return 0;
-	u32 major = BPF_CORE_READ(disk, major);
-	u32 minor = BPF_CORE_READ(disk, first_minor);
-	return (major << MINORBITS) | minor;
+	return ((u32)disk->major << MINORBITS) | (u32)disk->first_minor;
 }
 
 static __always_inline bool traced_dev(u32 dev)
 {
 	if (!dev)
 		return false;
-	if (!filter_devs)
+	if (n_devs == 0)
 		return true;
-	return bpf_map_lookup_elem(&devs, &dev) != NULL;
+	for (u32 i = 0; i < MAX_DEVS; i++) {
+		if (i >= n_devs)
+			break;
+		if (devs[i] == dev)
+			return true;
+	}
+	return false;
 }
 
 static __always_inline u8 rq_op(struct request *rq)
 {
-	u32 op = BPF_CORE_READ(rq, cmd_flags) & REQ_OP_MASK;
+	u32 op = rq->cmd_flags & REQ_OP_MASK;
 	return op <= OP_DISCARD ? (u8)op : OP_OTHER;
-}
-
-static __always_inline void put_time(void *map, u64 key, u64 ts)
-{
-	if (bpf_map_update_elem(map, &key, &ts, BPF_ANY))
-		bump(ST_START_FULL);
 }
 
 /* redo_overlap records a read or write that lands on the redo extents. */
@@ -240,7 +238,10 @@ int BPF_PROG(block_rq_insert, struct request *rq)
 {
 	if (!traced_dev(rq_dev(rq)))
 		return 0;
-	put_time(&inserted, (u64)rq, bpf_ktime_get_ns());
+	u64 key = (u64)rq;
+	struct inflight f = {.inserted = bpf_ktime_get_ns()};
+	if (bpf_map_update_elem(&inflight, &key, &f, BPF_ANY))
+		bump(ST_START_FULL);
 	return 0;
 }
 
@@ -253,17 +254,24 @@ int BPF_PROG(block_rq_issue, struct request *rq)
 	u64 now = bpf_ktime_get_ns();
 	u64 key = (u64)rq;
 	u8 op = rq_op(rq);
-	u64 *ins = bpf_map_lookup_elem(&inserted, &key);
-	if (ins) {
-		if (now >= *ins)
-			record(dev, M_Q2D, op, now - *ins);
-		bpf_map_delete_elem(&inserted, &key);
+	u32 bytes = rq->__data_len;
+	struct inflight *f = bpf_map_lookup_elem(&inflight, &key);
+	if (f) {
+		/* Inserted (or issued before and requeued): update in place. */
+		if (f->inserted && now >= f->inserted)
+			record(dev, M_Q2D, op, now - f->inserted);
+		f->inserted = 0;
+		f->issued = now;
+		f->dev = dev;
+		f->op = op;
+	} else {
+		struct inflight n = {.issued = now, .dev = dev, .op = op};
+		if (bpf_map_update_elem(&inflight, &key, &n, BPF_ANY))
+			bump(ST_START_FULL);
 	}
-	u32 bytes = BPF_CORE_READ(rq, __data_len);
 	record(dev, M_BYTES, op, bytes);
 	if (op == OP_READ || op == OP_WRITE)
-		redo_overlap(dev, op, BPF_CORE_READ(rq, __sector), bytes);
-	put_time(&issued, key, now);
+		redo_overlap(dev, op, rq->__sector, bytes);
 	return 0;
 }
 
@@ -271,13 +279,13 @@ SEC("tp_btf/block_rq_complete")
 int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
 	u64 key = (u64)rq;
-	u64 *ts = bpf_map_lookup_elem(&issued, &key);
-	if (!ts)
+	struct inflight *f = bpf_map_lookup_elem(&inflight, &key);
+	if (!f)
 		return 0;
 	u64 now = bpf_ktime_get_ns();
-	if (now >= *ts)
-		record(rq_dev(rq), M_D2C, rq_op(rq), now - *ts);
-	bpf_map_delete_elem(&issued, &key);
+	if (f->issued && now >= f->issued)
+		record(f->dev, M_D2C, f->op, now - f->issued);
+	bpf_map_delete_elem(&inflight, &key);
 	return 0;
 }
 
@@ -286,7 +294,16 @@ SEC("tp_btf/block_rq_requeue")
 int BPF_PROG(block_rq_requeue, struct request *rq)
 {
 	u64 key = (u64)rq;
-	bpf_map_delete_elem(&issued, &key);
+	bpf_map_delete_elem(&inflight, &key);
+	return 0;
+}
+
+/* A request merged into another is freed without being issued. */
+SEC("tp_btf/block_rq_merge")
+int BPF_PROG(block_rq_merge, struct request *rq)
+{
+	u64 key = (u64)rq;
+	bpf_map_delete_elem(&inflight, &key);
 	return 0;
 }
 

@@ -39,6 +39,7 @@ enum {
 	BPF_ANY = 0,
 	BPF_NOEXIST = 1,
 };
+#define BPF_F_NO_PREALLOC (1U << 0)
 #define EEXIST 17
 
 /* linux/blk_types.h: REQ_OP_MASK of cmd_flags. */

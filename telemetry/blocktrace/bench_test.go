@@ -1,0 +1,145 @@
+package blocktrace
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/writepath/writepath/telemetry/blocktrace/series"
+)
+
+// BenchmarkTraceCost writes b.N 4 KiB O_DIRECT blocks (8 writers, random
+// offsets in a 64 MiB file, on the disk of the test's temp directory)
+// while traced, this process a process of interest, with the kernel's BPF
+// statistics on. It reports the programs' CPU per block request
+// (bpf-ns/req, which is also CPU ms per million requests), per traced
+// syscall of the host (sys-ns/call: every process's syscalls pass the
+// raw syscall tracepoints while a process is followed), and one Tick's
+// wall time in user space (tick-us).
+//
+//	go test -run '^$' -bench TraceCost -benchtime 100000x ./telemetry/blocktrace
+func BenchmarkTraceCost(b *testing.B) {
+	if os.Geteuid() != 0 {
+		b.Skip("needs root")
+	}
+	dir := b.TempDir()
+	var st unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
+		b.Fatal(err)
+	}
+	d, _, err := diskOf(sysBlock, filepath.Base(nameOfDev(sysBlock, kdev(unix.Major(st.Dev), unix.Minor(st.Dev)))))
+	if err != nil {
+		b.Fatal(err)
+	}
+	stats, err := MeasureCost()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stats.Close()
+	l, err := Load(Config{Devices: []string{d.name}, PIDs: []int{os.Getpid()}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	f, err := os.OpenFile(filepath.Join(dir, "f"), os.O_CREATE|os.O_RDWR|unix.O_DIRECT, 0o600)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	const blocks = 64 << 20 / 4096
+	if err := unix.Fallocate(int(f.Fd()), 0, 0, blocks*4096); err != nil {
+		b.Fatal(err)
+	}
+	tr, err := l.Start()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tr.Close()
+	before, _ := l.Cost()
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	const writers = 8
+	for w := range writers {
+		wg.Go(func() {
+			buf, _ := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+			defer unix.Munmap(buf)
+			x := uint64(w*7919 + 1)
+			for i := w; i < b.N; i += writers {
+				x = x*6364136223846793005 + 1442695040888963407
+				if _, err := f.WriteAt(buf, int64(x>>33%blocks)*4096); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	t0 := time.Now()
+	snap, err := tr.Tick()
+	tick := time.Since(t0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	after, _ := l.Cost()
+	var reqs int64
+	for name, h := range snap.Ops {
+		if s, ok := series.Parse(name); ok && s.Metric == series.D2C {
+			reqs += h.Count()
+		}
+	}
+	if reqs == 0 {
+		b.Fatal("no block requests traced")
+	}
+	b.ReportMetric(float64(after.Block-before.Block)/float64(reqs), "bpf-ns/req")
+	if n := after.SyscallRuns - before.SyscallRuns; n > 0 {
+		b.ReportMetric(float64(after.Syscalls-before.Syscalls)/float64(n), "sys-ns/call")
+	}
+	b.ReportMetric(float64(reqs), "requests")
+	b.ReportMetric(float64(tick.Microseconds()), "tick-us")
+}
+
+// BenchmarkTick is one interval's read in user space with the map holding
+// what a minute of mixed I/O leaves (every key read, most unchanged).
+func BenchmarkTick(b *testing.B) {
+	if os.Geteuid() != 0 {
+		b.Skip("needs root")
+	}
+	l, err := Load(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	tr, err := l.Start()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tr.Close()
+	// Fill the map as a busy phase does: 12 series x 1,000 buckets.
+	m := l.block.Maps[traceMapHists]
+	cpus := tr.cpus
+	per := make([]uint64, cpus)
+	for s := range 12 {
+		for i := range 1000 {
+			per[0] = uint64(i + 1)
+			k := traceHkey{Dev: 7<<minorBits | 99, Idx: uint16(1000 + i*7), Metric: uint8(s % 3), Op: uint8(s / 3)}
+			if err := m.Put(k, per); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if _, err := tr.Tick(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := tr.Tick(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
