@@ -38,12 +38,13 @@ type Tracer struct {
 	links []link.Link
 	sysOn bool
 
-	prev   map[traceHkey]uint64 // cumulative count per key at the last Tick
+	prev   map[uint64]uint64 // cumulative count per packed key at the last Tick
 	hists  map[seriesKey]*hist.Histogram
 	names  map[seriesKey]string
-	keys   []traceHkey
-	vals   []uint64
+	batch  *batchReader
 	cpus   int
+	last   seriesKey // the series of the previous key read (keys come grouped)
+	lastH  *hist.Histogram
 	pids   []int
 	redo   []string
 	ext    *Extents
@@ -75,8 +76,8 @@ func newTracer(l *Loaded) *Tracer {
 	if err != nil || cpus < 1 {
 		cpus = runtime.NumCPU()
 	}
-	return &Tracer{l: l, prev: map[traceHkey]uint64{}, hists: map[seriesKey]*hist.Histogram{},
-		names: map[seriesKey]string{}, cpus: cpus, keys: make([]traceHkey, 1024), vals: make([]uint64, 1024*cpus),
+	return &Tracer{l: l, prev: map[uint64]uint64{}, hists: map[seriesKey]*hist.Histogram{},
+		names: map[seriesKey]string{}, cpus: cpus, batch: newBatchReader(l.block.Maps[traceMapHists].FD(), cpus, 1024),
 		snap: Snapshot{Ops: map[string]*hist.Histogram{}}}
 }
 
@@ -182,45 +183,48 @@ func (t *Tracer) Tick() (*Snapshot, error) {
 
 // readHists adds each key's increase to its series' histogram.
 func (t *Tracer) readHists() error {
-	m := t.l.block.Maps[traceMapHists]
-	var cursor ebpf.MapBatchCursor
-	for {
-		n, err := m.BatchLookup(&cursor, t.keys, t.vals, nil)
-		for i := range n {
-			t.add(t.keys[i], t.vals[i*t.cpus:(i+1)*t.cpus])
-		}
-		if errors.Is(err, ebpf.ErrKeyNotExist) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("block tracing: read: %w", err)
-		}
-	}
+	t.lastH = nil
+	return t.batch.each(t.add)
 }
 
-func (t *Tracer) add(k traceHkey, percpu []uint64) {
+// add takes one key (struct hkey packed little-endian: dev, idx<<32,
+// metric<<48, op<<56) and its per-CPU cumulative counts.
+func (t *Tracer) add(key uint64, percpu []uint64) {
 	var total uint64
 	for _, v := range percpu {
 		total += v
 	}
-	inc := total - t.prev[k]
+	inc := total - t.prev[key]
 	if inc == 0 {
 		return
 	}
-	t.prev[k] = total
-	sk := seriesKey{dev: k.Dev, metric: k.Metric, op: k.Op}
-	h, ok := t.hists[sk]
-	if !ok {
-		if len(t.hists) >= MaxSeries {
+	t.prev[key] = total
+	sk := seriesKey{dev: uint32(key), metric: uint8(key >> 48), op: uint8(key >> 56)}
+	h := t.lastH
+	if h == nil || sk != t.last {
+		h = t.series(sk)
+		if h == nil {
 			t.snap.Dropped += int64(inc)
 			return
 		}
-		h = hist.New()
-		t.hists[sk] = h
-		t.names[sk] = t.seriesName(sk)
+		t.last, t.lastH = sk, h
+		t.snap.Ops[t.names[sk]] = h
 	}
-	h.RecordN(indexValue(uint32(k.Idx)), int64(inc))
-	t.snap.Ops[t.names[sk]] = h
+	h.RecordN(indexValue(uint32(key>>32)&0xffff), int64(inc))
+}
+
+// series returns sk's histogram, nil past MaxSeries.
+func (t *Tracer) series(sk seriesKey) *hist.Histogram {
+	if h, ok := t.hists[sk]; ok {
+		return h
+	}
+	if len(t.hists) >= MaxSeries {
+		return nil
+	}
+	h := hist.New()
+	t.hists[sk] = h
+	t.names[sk] = t.seriesName(sk)
+	return h
 }
 
 func (t *Tracer) seriesName(k seriesKey) string {

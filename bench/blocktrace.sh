@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# bench/blocktrace.sh — what eBPF block and syscall tracing costs.
+#
+# 1. The fio engine's IOPS with and without tracing on the field's job
+#    (`writepath run fio --ioengine=libaio --iodepth=32 --rw=randwrite --bs=4k
+#    --numjobs=4 --direct=1 --fsync=4 --group_reporting`, pre-written files),
+#    through the embedded fabric as users run it: "off" is --no-trace, "on"
+#    traces the block layer and, with --trace-comm writepath, the run
+#    process's own syscalls (the raw syscall tracepoints then fire for every
+#    syscall on the host: the dearest setting). Order ABBA within PAIRS
+#    pairs (off on, on off, ...), so drift hits both. Per run: IOPS, p99,
+#    whole-process CPU (user+sys from /usr/bin/time) per I/O and the block
+#    requests traced; then medians, the ratio of the medians on/off, the
+#    median of the per-pair ratios and their min..max spread (target: IOPS
+#    >= 0.97x).
+# 2. The programs' own CPU per block request, from the kernel's BPF
+#    run-time statistics (BenchmarkTraceCost: 8 writers of 4 KiB O_DIRECT
+#    blocks): ns per request = CPU ms per million requests; and one Tick's
+#    cost in user space (BenchmarkTick, 12,000 buckets).
+#
+#   bench/blocktrace.sh [dir]   env: RUNTIME=15 SIZE=512M NUMJOBS=4 PAIRS=3
+#                                    WRITEPATH=path/to/writepath (else built)
+# Needs root. The machine's load is printed before and after: a loaded
+# machine gives "busy" figures, say so when quoting them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DIR=${1:-/var/tmp/writepath-trace-bench}
+RUNTIME=${RUNTIME:-15}
+SIZE=${SIZE:-512M}
+NUMJOBS=${NUMJOBS:-4}
+PAIRS=${PAIRS:-3}
+OUT=$DIR/results
+mkdir -p "$DIR" "$OUT"
+if [[ -z "${WRITEPATH:-}" ]]; then
+	WRITEPATH=$DIR/writepath
+	go build -o "$WRITEPATH" ./cmd/writepath
+fi
+
+JOB=(--name=mysql_sim --ioengine=libaio --iodepth=32 --rw=randwrite --bs=4k --size="$SIZE"
+	--numjobs="$NUMJOBS" --runtime="$RUNTIME" --time_based --group_reporting --direct=1 --fsync=4
+	--directory="$DIR")
+
+load() { awk -v n="$(nproc)" '{printf "load %s %s %s on %d CPUs (%s)", $1, $2, $3, n, ($1 > n / 2) ? "busy" : "quiet"}' /proc/loadavg; }
+
+# prewrite fills the job files once, so every run reuses them as they are.
+prewrite() {
+	rm -f "$DIR"/mysql_sim.*.*
+	fio --name=mysql_sim --rw=write --bs=1m --size="$SIZE" --numjobs="$NUMJOBS" --direct=1 \
+		--ioengine=libaio --iodepth=8 --directory="$DIR" --output=/dev/null
+	sync
+}
+
+# run MODE N: one measured run; writes $OUT/MODE.N.{json,time,err}.
+run() {
+	local mode=$1 n=$2 flags=(--no-trace)
+	[[ $mode == on ]] && flags=(--trace-comm writepath)
+	sync
+	/usr/bin/time -f "%U %S" -o "$OUT/$mode.$n.time" "$WRITEPATH" run fio --json --show none \
+		--db "$OUT/$mode.$n.db" --data-dir "$DIR" "${flags[@]}" "${JOB[@]}" \
+		>"$OUT/$mode.$n.json" 2>"$OUT/$mode.$n.err"
+	rm -f "$OUT/$mode.$n.db"
+}
+
+# stats MODE N: "iops p99_ms cpu_us_per_io requests"
+stats() {
+	local f=$OUT/$1.$2
+	local iops p99 ios reqs cpu
+	iops=$(jq '[.phases[] | .merged.ops[] | select(.op == "write")][0].ops_per_sec' "$f.json")
+	p99=$(jq '[.phases[] | .merged.ops[] | select(.op == "write")][0].p99_ms' "$f.json")
+	ios=$(jq '[.phases[] | .merged.ops[] | select(.op == "write")][0].count' "$f.json")
+	reqs=$(jq '[.phases[] | .merged.series[]? | select(.metric == "d2c") | .count] | add // 0' "$f.json")
+	cpu=$(awk '{print $1 + $2}' "$f.time")
+	awk -v i="$iops" -v p="$p99" -v c="$cpu" -v n="$ios" -v r="$reqs" 'BEGIN {printf "%.0f %.3f %.2f %d\n", i, p, c * 1e6 / n, r}'
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+summary() {
+	local mode i iops p99 cpu reqs
+	printf '\n== field job, %s x %s pre-written, runtime %ss, %d pairs (ABBA)\n' "$NUMJOBS" "$SIZE" "$RUNTIME" "$PAIRS"
+	printf '%-5s %4s %10s %10s %14s %12s\n' trace run IOPS p99_ms cpu_us_per_io block_reqs
+	for mode in off on; do
+		rm -f "$OUT/$mode.rows"
+		for ((i = 1; i <= PAIRS; i++)); do
+			read -r iops p99 cpu reqs <<<"$(stats "$mode" "$i")"
+			printf '%-5s %4d %10.0f %10.3f %14.2f %12d\n' "$mode" "$i" "$iops" "$p99" "$cpu" "$reqs"
+			echo "$iops $p99 $cpu $reqs" >>"$OUT/$mode.rows"
+		done
+	done
+	local col off on ratios
+	for col in 1 2 3; do
+		off=$(awk -v c=$col '{print $c}' "$OUT/off.rows" | median)
+		on=$(awk -v c=$col '{print $c}' "$OUT/on.rows" | median)
+		ratios=$(paste -d' ' "$OUT/on.rows" "$OUT/off.rows" | awk -v c=$col '{print $c / $(c + 4)}')
+		printf '%-14s off %10.3f  on %10.3f  ratio of medians %.3f  pair ratios median %.3f (min %.3f max %.3f)\n' \
+			"$(echo "IOPS p99_ms cpu_us/io" | cut -d' ' -f$col)" "$off" "$on" \
+			"$(awk -v a="$on" -v b="$off" 'BEGIN {print a / b}')" "$(echo "$ratios" | median)" \
+			"$(echo "$ratios" | sort -g | head -1)" "$(echo "$ratios" | sort -g | tail -1)"
+	done
+	local dcpu reqs_on
+	dcpu=$(paste -d' ' "$OUT/on.rows" "$OUT/off.rows" | awk '{print ($3 - $7)}' | median)
+	reqs_on=$(awk '{print $4}' "$OUT/on.rows" | median)
+	printf 'extra process CPU with tracing: %.2f us per I/O (median of pairs; %s block requests per traced run)\n' "$dcpu" "$reqs_on"
+	echo "target: IOPS on/off >= 0.97"
+}
+
+echo "blocktrace.sh: $(nproc) CPUs, kernel $(uname -r), $("$WRITEPATH" version | head -1), dir $DIR ($(stat -f -c %T "$DIR")), $(load)"
+prewrite
+for ((i = 1; i <= PAIRS; i++)); do
+	if ((i % 2)); then run off "$i"; run on "$i"; else run on "$i"; run off "$i"; fi
+done
+summary
+rm -f "$DIR"/mysql_sim.*.*
+echo
+echo "== the programs' CPU (kernel BPF statistics) and one Tick in user space"
+go test -run '^$' -bench TraceCost -benchtime 200000x ./telemetry/blocktrace 2>&1 | grep -E '^Benchmark' || true
+go test -run '^$' -bench 'BenchmarkTick$' -benchtime 20x ./telemetry/blocktrace 2>&1 | grep -E '^Benchmark' || true
+echo "(bpf-ns/req = CPU ms per million block requests; sys-ns/call: per syscall on the host while a process is followed)"
+echo "after: $(load)"
