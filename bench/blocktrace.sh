@@ -4,21 +4,23 @@
 # 1. The fio engine's IOPS with and without tracing on the field's job
 #    (`writepath run fio --ioengine=libaio --iodepth=32 --rw=randwrite --bs=4k
 #    --numjobs=4 --direct=1 --fsync=4 --group_reporting`, pre-written files),
-#    through the embedded fabric as users run it: "off" is --no-trace, "on"
-#    traces the block layer and, with --trace-comm writepath, the run
-#    process's own syscalls (the raw syscall tracepoints then fire for every
-#    syscall on the host: the dearest setting). Order ABBA within PAIRS
-#    pairs (off on, on off, ...), so drift hits both. Per run: IOPS, p99,
-#    whole-process CPU (user+sys from /usr/bin/time) per I/O and the block
-#    requests traced; then medians, the ratio of the medians on/off, the
-#    median of the per-pair ratios and their min..max spread (target: IOPS
-#    >= 0.97x).
+#    through the embedded fabric as users run it: "off" is --no-trace,
+#    "block" the default (the block layer of the data dir's disk: a fio run
+#    has no process of interest), "all" adds --trace-comm writepath (the run
+#    process's own syscalls: the raw syscall tracepoints then fire for every
+#    syscall on the host, the dearest setting). Each round runs the three in
+#    a rotated order (off block all, block all off, all off block, ...), so
+#    drift hits all alike. Per run: IOPS, p99, whole-process CPU
+#    (user+sys from /usr/bin/time, the programs' load and BTF parse
+#    included) per I/O and the block requests traced; then per mode the
+#    medians, the ratio of the medians to off, the median of the per-round
+#    ratios and their min..max spread (target: block/off IOPS >= 0.97x).
 # 2. The programs' own CPU per block request, from the kernel's BPF
 #    run-time statistics (BenchmarkTraceCost: 8 writers of 4 KiB O_DIRECT
 #    blocks): ns per request = CPU ms per million requests; and one Tick's
 #    cost in user space (BenchmarkTick, 12,000 buckets).
 #
-#   bench/blocktrace.sh [dir]   env: RUNTIME=15 SIZE=512M NUMJOBS=4 PAIRS=3
+#   bench/blocktrace.sh [dir]   env: RUNTIME=15 SIZE=512M NUMJOBS=4 ROUNDS=3
 #                                    WRITEPATH=path/to/writepath (else built)
 # Needs root. The machine's load is printed before and after: a loaded
 # machine gives "busy" figures, say so when quoting them.
@@ -29,7 +31,8 @@ DIR=${1:-/var/tmp/writepath-trace-bench}
 RUNTIME=${RUNTIME:-15}
 SIZE=${SIZE:-512M}
 NUMJOBS=${NUMJOBS:-4}
-PAIRS=${PAIRS:-3}
+ROUNDS=${ROUNDS:-3}
+MODES=(off block all)
 OUT=$DIR/results
 mkdir -p "$DIR" "$OUT"
 if [[ -z "${WRITEPATH:-}" ]]; then
@@ -54,7 +57,8 @@ prewrite() {
 # run MODE N: one measured run; writes $OUT/MODE.N.{json,time,err}.
 run() {
 	local mode=$1 n=$2 flags=(--no-trace)
-	[[ $mode == on ]] && flags=(--trace-comm writepath)
+	[[ $mode == block ]] && flags=()
+	[[ $mode == all ]] && flags=(--trace-comm writepath)
 	sync
 	/usr/bin/time -f "%U %S" -o "$OUT/$mode.$n.time" "$WRITEPATH" run fio --json --show none \
 		--db "$OUT/$mode.$n.db" --data-dir "$DIR" "${flags[@]}" "${JOB[@]}" \
@@ -78,37 +82,38 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2
 
 summary() {
 	local mode i iops p99 cpu reqs
-	printf '\n== field job, %s x %s pre-written, runtime %ss, %d pairs (ABBA)\n' "$NUMJOBS" "$SIZE" "$RUNTIME" "$PAIRS"
-	printf '%-5s %4s %10s %10s %14s %12s\n' trace run IOPS p99_ms cpu_us_per_io block_reqs
-	for mode in off on; do
+	printf '\n== field job, %s x %s pre-written, runtime %ss, %d rounds (rotated order)\n' "$NUMJOBS" "$SIZE" "$RUNTIME" "$ROUNDS"
+	printf '%-6s %4s %10s %10s %14s %12s\n' trace run IOPS p99_ms cpu_us_per_io block_reqs
+	for mode in "${MODES[@]}"; do
 		rm -f "$OUT/$mode.rows"
-		for ((i = 1; i <= PAIRS; i++)); do
+		for ((i = 1; i <= ROUNDS; i++)); do
 			read -r iops p99 cpu reqs <<<"$(stats "$mode" "$i")"
-			printf '%-5s %4d %10.0f %10.3f %14.2f %12d\n' "$mode" "$i" "$iops" "$p99" "$cpu" "$reqs"
+			printf '%-6s %4d %10.0f %10.3f %14.2f %12d\n' "$mode" "$i" "$iops" "$p99" "$cpu" "$reqs"
 			echo "$iops $p99 $cpu $reqs" >>"$OUT/$mode.rows"
 		done
 	done
-	local col off on ratios
-	for col in 1 2 3; do
-		off=$(awk -v c=$col '{print $c}' "$OUT/off.rows" | median)
-		on=$(awk -v c=$col '{print $c}' "$OUT/on.rows" | median)
-		ratios=$(paste -d' ' "$OUT/on.rows" "$OUT/off.rows" | awk -v c=$col '{print $c / $(c + 4)}')
-		printf '%-14s off %10.3f  on %10.3f  ratio of medians %.3f  pair ratios median %.3f (min %.3f max %.3f)\n' \
-			"$(echo "IOPS p99_ms cpu_us/io" | cut -d' ' -f$col)" "$off" "$on" \
-			"$(awk -v a="$on" -v b="$off" 'BEGIN {print a / b}')" "$(echo "$ratios" | median)" \
-			"$(echo "$ratios" | sort -g | head -1)" "$(echo "$ratios" | sort -g | tail -1)"
+	local col off on ratios name
+	for mode in block all; do
+		echo "-- $mode vs off"
+		for col in 1 2 3; do
+			name=$(echo "IOPS p99_ms cpu_us/io" | cut -d' ' -f$col)
+			off=$(awk -v c=$col '{print $c}' "$OUT/off.rows" | median)
+			on=$(awk -v c=$col '{print $c}' "$OUT/$mode.rows" | median)
+			ratios=$(paste -d' ' "$OUT/$mode.rows" "$OUT/off.rows" | awk -v c=$col '{print $c / $(c + 4)}')
+			printf '%-10s off %10.3f  %-5s %10.3f  ratio of medians %.3f  round ratios median %.3f (min %.3f max %.3f)\n' \
+				"$name" "$off" "$mode" "$on" "$(awk -v a="$on" -v b="$off" 'BEGIN {print a / b}')" "$(echo "$ratios" | median)" \
+				"$(echo "$ratios" | sort -g | head -1)" "$(echo "$ratios" | sort -g | tail -1)"
+		done
 	done
-	local dcpu reqs_on
-	dcpu=$(paste -d' ' "$OUT/on.rows" "$OUT/off.rows" | awk '{print ($3 - $7)}' | median)
-	reqs_on=$(awk '{print $4}' "$OUT/on.rows" | median)
-	printf 'extra process CPU with tracing: %.2f us per I/O (median of pairs; %s block requests per traced run)\n' "$dcpu" "$reqs_on"
-	echo "target: IOPS on/off >= 0.97"
+	echo "target: block/off IOPS >= 0.97"
 }
 
 echo "blocktrace.sh: $(nproc) CPUs, kernel $(uname -r), $("$WRITEPATH" version | head -1), dir $DIR ($(stat -f -c %T "$DIR")), $(load)"
 prewrite
-for ((i = 1; i <= PAIRS; i++)); do
-	if ((i % 2)); then run off "$i"; run on "$i"; else run on "$i"; run off "$i"; fi
+for ((i = 1; i <= ROUNDS; i++)); do
+	for ((k = 0; k < ${#MODES[@]}; k++)); do
+		run "${MODES[(i - 1 + k) % ${#MODES[@]}]}" "$i"
+	done
 done
 summary
 rm -f "$DIR"/mysql_sim.*.*

@@ -51,6 +51,12 @@ type traceProbe struct {
 	Out [64]uint32
 }
 
+type traceSlot struct {
+	_  structs.HostLayout
+	Rq uint64
+	F  traceInflight
+}
+
 // Names of all BPF objects in the ELF.
 //
 // Used for safe lookups in a Collection or CollectionSpec.
@@ -59,6 +65,7 @@ const (
 	traceMapInflight         = "inflight"
 	traceMapProbe            = "probe"
 	traceMapRedo             = "redo"
+	traceMapSlots            = "slots"
 	traceMapStats            = "stats"
 	traceMapSyscalls         = "syscalls"
 	traceMapTgids            = "tgids"
@@ -143,6 +150,7 @@ type traceMapSpecs struct {
 	Inflight *ebpf.MapSpec `ebpf:"inflight"`
 	Probe    *ebpf.MapSpec `ebpf:"probe"`
 	Redo     *ebpf.MapSpec `ebpf:"redo"`
+	Slots    *ebpf.MapSpec `ebpf:"slots"`
 	Stats    *ebpf.MapSpec `ebpf:"stats"`
 	Syscalls *ebpf.MapSpec `ebpf:"syscalls"`
 	Tgids    *ebpf.MapSpec `ebpf:"tgids"`
@@ -189,6 +197,7 @@ type traceMaps struct {
 	Inflight *ebpf.Map `ebpf:"inflight"`
 	Probe    *ebpf.Map `ebpf:"probe"`
 	Redo     *ebpf.Map `ebpf:"redo"`
+	Slots    *ebpf.Map `ebpf:"slots"`
 	Stats    *ebpf.Map `ebpf:"stats"`
 	Syscalls *ebpf.Map `ebpf:"syscalls"`
 	Tgids    *ebpf.Map `ebpf:"tgids"`
@@ -200,6 +209,7 @@ func (m *traceMaps) Close() error {
 		m.Inflight,
 		m.Probe,
 		m.Redo,
+		m.Slots,
 		m.Stats,
 		m.Syscalls,
 		m.Tgids,

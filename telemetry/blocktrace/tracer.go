@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"slices"
 	"sync"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/link"
 	"github.com/cilium/ebpf/rlimit"
 	"golang.org/x/sys/unix"
@@ -93,10 +95,15 @@ func Load(cfg Config) (*Loaded, error) {
 	if err := l.setConstants(spec); err != nil {
 		return nil, err
 	}
-	if err := l.loadBlock(spec); err != nil {
+	// One decoded kernel BTF for both loads, dropped after them: decoding
+	// it is the load's main cost (~20 MB of heap), which is handed back to
+	// the OS at once, as a worker stays up for days.
+	cache := btf.NewCache()
+	if err := l.loadBlock(spec, cache); err != nil {
 		return nil, err
 	}
-	l.sys, l.SysErr = loadSys(spec, l.block)
+	l.sys, l.SysErr = loadSys(spec, l.block, cache)
+	debug.FreeOSMemory()
 	return l, nil
 }
 
@@ -137,12 +144,12 @@ func (l *Loaded) setConstants(spec *ebpf.CollectionSpec) error {
 }
 
 // loadBlock loads every map with the block programs (and the index probe).
-func (l *Loaded) loadBlock(spec *ebpf.CollectionSpec) error {
+func (l *Loaded) loadBlock(spec *ebpf.CollectionSpec, cache *btf.Cache) error {
 	bs := spec.Copy()
 	for _, name := range sysProgs {
 		delete(bs.Programs, name)
 	}
-	c, err := ebpf.NewCollection(bs)
+	c, err := ebpf.NewCollectionWithOptions(bs, ebpf.CollectionOptions{Cache: cache})
 	if err != nil {
 		return fmt.Errorf("%w: load block programs: %v", ErrUnavailable, verifierSummary(err))
 	}
@@ -152,7 +159,7 @@ func (l *Loaded) loadBlock(spec *ebpf.CollectionSpec) error {
 
 // loadSys loads the syscall programs, sharing block's maps, so that a
 // kernel refusing them still runs the block series.
-func loadSys(spec *ebpf.CollectionSpec, block *ebpf.Collection) (*ebpf.Collection, error) {
+func loadSys(spec *ebpf.CollectionSpec, block *ebpf.Collection, cache *btf.Cache) (*ebpf.Collection, error) {
 	ss := spec.Copy()
 	for name := range ss.Programs {
 		if !slices.Contains(sysProgs, name) {
@@ -163,7 +170,7 @@ func loadSys(spec *ebpf.CollectionSpec, block *ebpf.Collection) (*ebpf.Collectio
 	for _, name := range []string{traceMapHists, traceMapStats, traceMapTgids, traceMapSyscalls} {
 		repl[name] = block.Maps[name]
 	}
-	c, err := ebpf.NewCollectionWithOptions(ss, ebpf.CollectionOptions{MapReplacements: repl})
+	c, err := ebpf.NewCollectionWithOptions(ss, ebpf.CollectionOptions{MapReplacements: repl, Cache: cache})
 	if err != nil {
 		return nil, fmt.Errorf("syscall tracing: %v", verifierSummary(err))
 	}
@@ -239,6 +246,9 @@ func (t *Tracer) attach() error {
 			return fmt.Errorf("block tracing: clear %s: %w", name, err)
 		}
 	}
+	if err := clearSlots(t.l.block.Maps[traceMapSlots]); err != nil {
+		return fmt.Errorf("block tracing: clear slots: %w", err)
+	}
 	attachAll := func(c *ebpf.Collection, names []string) error {
 		for _, n := range names {
 			lk, err := link.AttachTracing(link.TracingOptions{Program: c.Programs[n]})
@@ -270,6 +280,19 @@ func (t *Tracer) detach() {
 		lk.Close()
 	}
 	t.links = nil
+}
+
+// clearSlots frees every slot of the in-flight table (an array: its
+// entries are zeroed, not deleted), so no request of an earlier phase is
+// taken for one of this phase.
+func clearSlots(m *ebpf.Map) error {
+	n := int(m.MaxEntries())
+	keys := make([]uint32, n)
+	for i := range keys {
+		keys[i] = uint32(i)
+	}
+	_, err := m.BatchUpdate(keys, make([]traceSlot, n), nil)
+	return err
 }
 
 func clearMap(m *ebpf.Map) error {
