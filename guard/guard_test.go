@@ -21,7 +21,7 @@ func TestPath(t *testing.T) {
 	os.Symlink(extra, filepath.Join(data, "toextra"))       // points to an allowed root
 	os.Symlink("../data/sub", filepath.Join(extra, "back")) // relative, inside
 	os.Symlink("loop", filepath.Join(data, "loop"))
-	p, err := New(data, []string{extra}, nil)
+	p, err := New(Config{DataDir: data, AllowPaths: []string{extra}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,8 @@ func TestPath(t *testing.T) {
 		{"loop/x", "", false},
 	}
 	for _, tt := range tests {
-		got, err := p.Path(tt.in)
+		gotPath, err := p.Path(tt.in)
+		got := gotPath.String()
 		switch {
 		case tt.want != "" && (err != nil || got != tt.want):
 			t.Errorf("Path(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
@@ -63,14 +64,14 @@ func TestBinaryAndSpace(t *testing.T) {
 	os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755)
 	link := filepath.Join(tmp, "mysqld")
 	os.Symlink(bin, link)
-	p, err := New(tmp, nil, []string{link})
+	p, err := New(Config{DataDir: tmp, AllowBinaries: []string{link}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Binary(bin); err != nil {
-		t.Errorf("Binary(%s) = %v; want allowed (the allow-list entry links to it)", bin, err)
+	if got, err := p.Binary(link); err != nil || got != bin {
+		t.Errorf("Binary(%s) = %q, %v; want allowed as %s (the allow-list entry links to it)", link, got, err, bin)
 	}
-	if err := p.Binary("/bin/sh"); !errors.Is(err, ErrBinary) {
+	if _, err := p.Binary("/bin/sh"); !errors.Is(err, ErrBinary) {
 		t.Errorf("Binary(/bin/sh) = %v; want ErrBinary", err)
 	}
 	if err := p.Space("new/dir", 1<<20); err != nil {
@@ -88,7 +89,7 @@ func TestRelativeFlagsFromWorkingDir(t *testing.T) {
 	os.Mkdir(filepath.Join(tmp, "data"), 0o755)
 	t.Chdir(tmp)
 	for _, dir := range []string{"data", ".", "./data/../data"} {
-		p, err := New(dir, nil, nil)
+		p, err := New(Config{DataDir: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,8 +97,8 @@ func TestRelativeFlagsFromWorkingDir(t *testing.T) {
 			t.Errorf("New(%q).Path(/etc/passwd) = %v; want ErrOutside", dir, err)
 		}
 	}
-	p, _ := New("data", nil, nil)
-	if got, err := p.Path("f"); err != nil || got != filepath.Join(tmp, "data", "f") {
+	p, _ := New(Config{DataDir: "data"})
+	if got, err := p.Path("f"); err != nil || got.String() != filepath.Join(tmp, "data", "f") {
 		t.Errorf(`New("data").Path("f") = %q, %v; want %s`, got, err, filepath.Join(tmp, "data", "f"))
 	}
 }
@@ -107,15 +108,15 @@ func TestBinaryNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(t.TempDir(), nil, []string{sh})
+	p, err := New(Config{DataDir: t.TempDir(), AllowBinaries: []string{sh}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Binary("sh"); err != nil {
+	if _, err := p.Binary("sh"); err != nil {
 		t.Errorf("Binary(sh) with %s allowed = %v", sh, err)
 	}
 	for _, bad := range []string{strings.TrimPrefix(sh, "/"), "./sh", "no-such-binary-here"} {
-		if err := p.Binary(bad); err == nil {
+		if _, err := p.Binary(bad); err == nil {
 			t.Errorf("Binary(%q) = nil; want a refusal", bad)
 		}
 	}

@@ -18,14 +18,17 @@ func (s Setting) String() string {
 	return s.Key + "=" + s.Value
 }
 
-// ParseSetting parses "key=value" or a bare "key" as given to --set.
+// ParseSetting parses "key=value" or a bare "key" as given to --set, and
+// checks it (Setting.Check).
 func ParseSetting(s string) (Setting, error) {
 	k, v, _ := strings.Cut(s, "=")
-	k = strings.TrimSpace(k)
-	if k == "" || strings.ContainsAny(k, " \t\n[]") || strings.ContainsAny(v, "\n") {
-		return Setting{}, fmt.Errorf("setting %q: want key=value (e.g. --set innodb_flush_method=O_DIRECT)", s)
+	// Only spaces are trimmed: a trailing \f or \r is refused, not
+	// silently dropped.
+	st := Setting{Key: strings.Trim(k, " "), Value: strings.Trim(v, " ")}
+	if err := st.Check(); err != nil {
+		return Setting{}, err
 	}
-	return Setting{Key: k, Value: strings.TrimSpace(v)}, nil
+	return st, nil
 }
 
 // normKey makes dashes and underscores equivalent, as the server does.

@@ -85,8 +85,10 @@ func FindBinary() (string, error) {
 }
 
 // installDB returns the mariadb-install-db (or mysql_install_db) beside a
-// MariaDB server binary, or on PATH.
-func installDB(binary string) (string, error) {
+// MariaDB server binary (in its directory, ../bin or ../scripts), or on
+// PATH when orPath is set. A guarded instance (Options.Exec) takes it only
+// from beside the binary the guard allowed: the same installation.
+func installDB(binary string, orPath bool) (string, error) {
 	dir := filepath.Dir(binary)
 	for _, name := range []string{"mariadb-install-db", "mysql_install_db"} {
 		for _, p := range []string{filepath.Join(dir, name), filepath.Join(dir, "..", "bin", name), filepath.Join(dir, "..", "scripts", name)} {
@@ -94,9 +96,15 @@ func installDB(binary string) (string, error) {
 				return p, nil
 			}
 		}
+		if !orPath {
+			continue
+		}
 		if p, err := exec.LookPath(name); err == nil {
 			return p, nil
 		}
+	}
+	if !orPath {
+		return "", fmt.Errorf("mariadb-install-db not found beside %s (in its directory, ../bin or ../scripts)", binary)
 	}
 	return "", fmt.Errorf("mariadb-install-db not found beside %s or on PATH", binary)
 }

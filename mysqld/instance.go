@@ -42,12 +42,19 @@ type Options struct {
 	// Detach starts the server in its own session without a parent-death
 	// signal, so that it outlives this process (the mysqld CLI command).
 	Detach bool
+	// Exec, if set, checks the server binary where it is executed: before
+	// `--version` in New and before every start, with the binary the
+	// instance actually runs (the recorded one of instance.json when
+	// Binary is empty). It returns the path to execute (a worker's guard
+	// resolves it) or why not.
+	Exec func(binary string) (string, error)
 }
 
 // Instance is one managed server. Its methods are safe for concurrent use;
 // lifecycle calls (Start, Stop, Kill, Restart) are serialised.
 type Instance struct {
 	binary  string
+	exec    func(string) (string, error) // Options.Exec; nil runs binary as is
 	dir     string
 	port    int
 	socket  string
@@ -77,14 +84,20 @@ func New(ctx context.Context, opts Options) (*Instance, error) {
 			return nil, err
 		}
 	}
-	v, err := Detect(ctx, opts.Binary)
+	bin := opts.Binary
+	if opts.Exec != nil {
+		if bin, err = opts.Exec(opts.Binary); err != nil {
+			return nil, fmt.Errorf("new mysqld instance %s: %w", dir, err)
+		}
+	}
+	v, err := Detect(ctx, bin)
 	if err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("new mysqld instance %s: %w", dir, err)
 	}
-	in := &Instance{binary: opts.Binary, dir: dir, port: opts.Port, socket: opts.Socket,
+	in := &Instance{binary: bin, exec: opts.Exec, dir: dir, port: opts.Port, socket: opts.Socket,
 		version: v, detach: opts.Detach, settings: append([]Setting(nil), opts.Settings...),
 		startTO: orDefault(opts.StartTimeout, DefaultStartTimeout),
 		stopTO:  orDefault(opts.StopTimeout, DefaultStopTimeout)}
@@ -99,6 +112,14 @@ func New(ctx context.Context, opts Options) (*Instance, error) {
 		}
 	}
 	return in, in.saveState(0)
+}
+
+// checkExec passes bin through Options.Exec, if any.
+func (in *Instance) checkExec(bin string) (string, error) {
+	if in.exec == nil {
+		return bin, nil
+	}
+	return in.exec(bin)
 }
 
 func orDefault(d, def time.Duration) time.Duration {

@@ -40,10 +40,14 @@ func (in *Instance) Init(ctx context.Context) error {
 
 func (in *Instance) initCommand(ctx context.Context) (*exec.Cmd, error) {
 	cnf := "--defaults-file=" + in.CnfPath()
-	if in.version.Flavor == MySQL {
-		return exec.CommandContext(ctx, in.binary, cnf, "--initialize-insecure"), nil
+	bin, err := in.checkExec(in.binary)
+	if err != nil {
+		return nil, err
 	}
-	tool, err := installDB(in.binary)
+	if in.version.Flavor == MySQL {
+		return exec.CommandContext(ctx, bin, cnf, "--initialize-insecure"), nil
+	}
+	tool, err := installDB(bin, in.exec == nil)
 	if err != nil {
 		return nil, err
 	}
@@ -75,8 +79,12 @@ func (in *Instance) startLocked(ctx context.Context) error {
 		return fmt.Errorf("start mysqld %s: %w", in.dir, err)
 	}
 	_ = os.Remove(in.socket) // a stale socket from a killed server
+	bin, err := in.checkExec(in.binary)
+	if err != nil {
+		return fmt.Errorf("start mysqld %s: %w", in.dir, err)
+	}
 	from := in.ErrorLogSize()
-	cmd := exec.Command(in.binary, "--defaults-file="+in.CnfPath())
+	cmd := exec.Command(bin, "--defaults-file="+in.CnfPath())
 	cmd.Dir = in.dir
 	p, err := spawn(cmd, in.detach)
 	if err != nil {

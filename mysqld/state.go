@@ -33,6 +33,20 @@ func (in *Instance) saveState(pid int) error {
 	return nil
 }
 
+// RecordedBinary is the server binary instance.json in dir names ("" when
+// there is none): the one Open runs when Options.Binary is empty.
+func RecordedBinary(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, "instance.json"))
+	if err != nil {
+		return ""
+	}
+	var st state
+	if json.Unmarshal(b, &st) != nil {
+		return ""
+	}
+	return st.Binary
+}
+
 // Open finds the instance recorded in dir by an earlier New. Fields of
 // opts that are set (Binary, Port, Socket, Settings, timeouts, Detach)
 // replace the recorded ones. A server started by another process is

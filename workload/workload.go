@@ -9,6 +9,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/writepath/writepath/beneath"
 )
 
 // Workload runs the phases of one decoded spec.
@@ -50,50 +52,123 @@ type Env struct {
 }
 
 // Guard is the worker's policy for host resources. Kinds call it for every
-// path, binary and size a spec names, before any I/O.
+// path, binary, size and permission a spec names, before any I/O, and use
+// what it returns: the path it checked is the path they open.
 type Guard interface {
 	// Path resolves path (relative to the data dir, symlinks and ".."
-	// followed) and returns it if the job may use it.
-	Path(path string) (string, error)
-	// Binary reports whether the job may execute the server binary.
-	Binary(path string) error
+	// followed) and returns it, confined beneath a trusted root, if the job
+	// may use it. Open, create and remove it through the returned Path.
+	Path(path string) (beneath.Path, error)
+	// Binary checks a server binary and returns the resolved path to
+	// execute.
+	Binary(path string) (string, error)
 	// Space reports whether dir's filesystem has need bytes free.
 	Space(dir string, need int64) error
+	// Memory reports whether a job may hold need bytes of buffers.
+	Memory(need int64) error
+	// Allow reports whether the operator allowed name of kind p (a server
+	// setting, a privileged action, a database endpoint).
+	Allow(p Permission, name string) error
+}
+
+// Permission is a kind of operator opt-in checked by Guard.Allow.
+type Permission int
+
+// The permissions a spec may need.
+const (
+	// Setting is a server setting that loads code, runs SQL, reads or
+	// writes arbitrary files or weakens access (plugin_load, init_file...),
+	// named as the server spells it.
+	Setting Permission = iota + 1
+	// Privileged is a host-wide action ("drop-caches", "power-loss").
+	Privileged
+	// Endpoint is a database server the job connects to: "host:port" over
+	// TCP or the absolute path of a Unix socket.
+	Endpoint
+)
+
+func (p Permission) String() string {
+	switch p {
+	case Setting:
+		return "setting"
+	case Privileged:
+		return "privileged action"
+	case Endpoint:
+		return "database endpoint"
+	}
+	return fmt.Sprintf("Permission(%d)", int(p))
 }
 
 // Checker is an optional second interface of a Workload whose spec names
 // host resources (files, directories, server binaries, sizes). Check
-// passes each through env's Path, Binary and Space without doing any I/O
-// of its own, so that a worker refuses a job over its limits when the spec
-// is validated or assigned, before anything starts.
+// passes each through env's Guard without doing any I/O of its own, so
+// that a worker refuses a job over its limits when the spec is validated
+// or assigned, before anything starts.
 type Checker interface {
 	Check(env Env) error
 }
 
+// Needs is what a spec asks of its host, as the spec names it: the
+// embedded fabric builds its workers' guard from the Needs of the specs
+// its own command line built, and nothing else.
+type Needs struct {
+	// Paths are files and directories (relative ones under the data dir).
+	Paths []string
+	// Binaries are server executables; "" is the default one.
+	Binaries []string
+	// Privileged are host-wide actions ("drop-caches", "power-loss").
+	Privileged []string
+	// Endpoints are database servers: "host:port" or a socket path.
+	Endpoints []string
+}
+
+// Needer is an optional interface of a Workload that reports its Needs.
+type Needer interface {
+	Needs(env Env) Needs
+}
+
 // Path resolves a path named by a spec: through the Guard when there is
-// one, else relative to DataDir.
-func (e Env) Path(p string) (string, error) {
+// one, else relative to DataDir, unconfined.
+func (e Env) Path(p string) (beneath.Path, error) {
 	if e.Guard != nil {
 		return e.Guard.Path(p)
 	}
 	if filepath.IsAbs(p) || e.DataDir == "" {
-		return p, nil
+		return beneath.Unconfined(p), nil
 	}
-	return filepath.Join(e.DataDir, p), nil
+	return beneath.Unconfined(filepath.Join(e.DataDir, p)), nil
 }
 
-// Binary checks a server binary through the Guard, if any.
-func (e Env) Binary(p string) error {
+// Binary checks a server binary through the Guard, if any, and returns
+// the path to execute.
+func (e Env) Binary(p string) (string, error) {
 	if e.Guard != nil {
 		return e.Guard.Binary(p)
 	}
-	return nil
+	return p, nil
 }
 
 // Space checks free space through the Guard, if any.
 func (e Env) Space(dir string, need int64) error {
 	if e.Guard != nil {
 		return e.Guard.Space(dir, need)
+	}
+	return nil
+}
+
+// Memory checks a job's buffer memory through the Guard, if any.
+func (e Env) Memory(need int64) error {
+	if e.Guard != nil {
+		return e.Guard.Memory(need)
+	}
+	return nil
+}
+
+// Allow checks an opt-in through the Guard; without one (a local run the
+// user started) everything is allowed.
+func (e Env) Allow(p Permission, name string) error {
+	if e.Guard != nil {
+		return e.Guard.Allow(p, name)
 	}
 	return nil
 }

@@ -11,11 +11,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/writepath/writepath/campaign"
 	"github.com/writepath/writepath/client"
 	"github.com/writepath/writepath/hostknob"
 	"github.com/writepath/writepath/local"
+	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/worker"
 )
 
@@ -30,6 +32,7 @@ type localCampaignFlags struct {
 	// allowHost is --allow-host: the host knobs the embedded workers may
 	// change for the campaign's runs.
 	allowHost []string
+	allow     embeddedGuardFlags
 }
 
 func (o *localCampaignFlags) AddFlags(cmd *cobra.Command) {
@@ -40,6 +43,7 @@ func (o *localCampaignFlags) AddFlags(cmd *cobra.Command) {
 	f.StringVar(&o.dataDir, "data-dir", ".", "embedded fabric: the workers' data directory")
 	f.DurationVar(&o.interval, "interval", 0, "reporting interval (default the coordinator's, 1s)")
 	f.StringSliceVar(&o.allowHost, "allow-host", nil, "embedded fabric: host knobs the spec's runs may set (scheduler,nr_requests,...; all); needs root")
+	o.allow.addFlagSet(f)
 }
 
 func (o *localCampaignFlags) Validate() error {
@@ -119,8 +123,18 @@ func (o *localCampaignFlags) workerLabels(spec *campaign.Spec) ([]map[string]str
 }
 
 // start runs the embedded fabric with labelled workers.
-func (o *localCampaignFlags) start(spec *campaign.Spec, stderr io.Writer) (*client.Client, func(), error) {
+func (o *localCampaignFlags) start(spec *campaign.Spec, plans []*writepathv1.CampaignPlan, stderr io.Writer) (*client.Client, func(), error) {
 	labels, err := o.workerLabels(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	var specs []*anypb.Any
+	for _, p := range plans {
+		for _, r := range p.GetRuns() {
+			specs = append(specs, r.GetSpec().GetSpec())
+		}
+	}
+	g, err := embeddedGuard(o.dataDir, o.allow, specs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -129,7 +143,7 @@ func (o *localCampaignFlags) start(spec *campaign.Spec, stderr io.Writer) (*clie
 		return nil, nil, err
 	}
 	f, err := local.Start(local.Config{DBPath: o.db,
-		Worker: worker.Config{DataDir: o.dataDir, Version: version, Progress: io.Discard, Knobs: knobs,
+		Worker: worker.Config{DataDir: o.dataDir, Guard: g, Version: version, Progress: io.Discard, Knobs: knobs,
 			Telemetry: workerTelemetry([]string{o.dataDir}, nil, stderr)}})
 	if err != nil {
 		closeKnobs(knobs)
@@ -170,22 +184,23 @@ func (o *localCampaignFlags) setup(ctx context.Context, spec *campaign.Spec, std
 	return args[len(spec.Options):], cleanup, nil
 }
 
-// storedSpec reads a campaign's spec from the store file, to label the
-// workers of a resumed embedded campaign as before.
-func (o *localCampaignFlags) storedSpec(ctx context.Context, id string) (*campaign.Spec, error) {
+// storedSpec reads a campaign's spec and plan from the store file, to
+// label and guard the workers of a resumed embedded campaign as before.
+func (o *localCampaignFlags) storedSpec(ctx context.Context, id string) (*campaign.Spec, *writepathv1.CampaignPlan, error) {
 	f, err := client.OpenFile(o.db)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	rec, err := f.GetCampaign(ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if rec.GetPlan().GetSpecText() == "" {
-		return nil, fmt.Errorf("campaign %s: %w", id, errNoSpec)
+		return nil, nil, fmt.Errorf("campaign %s: %w", id, errNoSpec)
 	}
-	return campaign.Parse(rec.GetPlan().GetSpecFile(), []byte(rec.GetPlan().GetSpecText()))
+	spec, err := campaign.Parse(rec.GetPlan().GetSpecFile(), []byte(rec.GetPlan().GetSpecText()))
+	return spec, rec.GetPlan(), err
 }
 
 func labelText(l map[string]string) string {

@@ -105,7 +105,7 @@ func (o *campaignRunOptions) run(ctx context.Context, path string, stdout, stder
 	if err != nil {
 		return err
 	}
-	c, closeFabric, err := o.connect(spec, stderr)
+	c, closeFabric, err := o.connect(spec, plan, stderr)
 	if err != nil {
 		return err
 	}
@@ -122,14 +122,15 @@ func (o *campaignRunOptions) run(ctx context.Context, path string, stdout, stder
 // resume restarts a stored campaign and follows it.
 func (o *campaignRunOptions) resume(ctx context.Context, id string, stdout, stderr io.Writer) error {
 	var spec *campaign.Spec
+	var plan *writepathv1.CampaignPlan
 	if o.conn.coordinator == "" {
-		s, err := o.local.storedSpec(ctx, id)
+		s, p, err := o.local.storedSpec(ctx, id)
 		if err != nil {
 			return err
 		}
-		spec = s
+		spec, plan = s, p
 	}
-	c, closeFabric, err := o.connect(spec, stderr)
+	c, closeFabric, err := o.connect(spec, plan, stderr)
 	if err != nil {
 		return err
 	}
@@ -140,9 +141,9 @@ func (o *campaignRunOptions) resume(ctx context.Context, id string, stdout, stde
 	return o.follow(ctx, c, id, stdout, stderr)
 }
 
-func (o *campaignRunOptions) connect(spec *campaign.Spec, stderr io.Writer) (*client.Client, func(), error) {
+func (o *campaignRunOptions) connect(spec *campaign.Spec, plan *writepathv1.CampaignPlan, stderr io.Writer) (*client.Client, func(), error) {
 	if o.conn.coordinator == "" {
-		return o.local.start(spec, stderr)
+		return o.local.start(spec, []*writepathv1.CampaignPlan{plan}, stderr)
 	}
 	c, err := o.conn.dial("--coordinator is required")
 	if err != nil {

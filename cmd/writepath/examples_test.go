@@ -3,11 +3,15 @@ package main
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/writepath/writepath/campaign"
 	"github.com/writepath/writepath/client"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/workload"
 )
 
 // TestExamplesPlan parses every example campaign, expands it, and builds
@@ -47,5 +51,90 @@ func TestExamplesPlan(t *testing.T) {
 				t.Errorf("%d planned runs; want %d", len(plan.GetRuns()), want)
 			}
 		})
+	}
+}
+
+// TestExamplesGuardedEmbedded (issue 13, point 3): on the embedded
+// fabric the examples' specs pass their workers' guard, which allows what
+// the campaign names (server dir, snapshot, binary, --drop-caches); the
+// doublewrite example's innodb_doublewrite_dir=/mnt/dw, a directory a
+// server setting names, needs an explicit --allow-path /mnt/dw.
+func TestExamplesGuardedEmbedded(t *testing.T) {
+	files, _ := filepath.Glob("../../examples/*.yaml")
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			spec, err := campaign.ParseFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if spec.Workload == "fio" {
+				// No server settings; its 4 x 4 GiB would only test
+				// this machine's free space.
+				t.Skip("fio example: nothing beyond the data dir to allow")
+			}
+			plan, err := client.Plan(spec, buildKindSpec(spec.Workload), client.PlanOptions{File: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dw := filepath.Base(f) == "flush-method-doublewrite.yaml"
+			err = checkPlanEmbedded(t, plan, embeddedGuardFlags{})
+			if dw != (err != nil) || dw && !strings.Contains(err.Error(), "innodb_doublewrite_dir=/mnt/dw") {
+				t.Fatalf("guarded without --allow-path: %v; want a refusal only for innodb_doublewrite_dir", err)
+			}
+			if dw {
+				t.Logf("refused as expected: %v", err)
+				if err := checkPlanEmbedded(t, plan, embeddedGuardFlags{paths: []string{"/mnt/dw"}}); err != nil {
+					t.Errorf("with --allow-path /mnt/dw: %v", err)
+				}
+			}
+		})
+	}
+}
+
+// checkPlanEmbedded checks every planned run's spec against the guard an
+// embedded campaign would give its workers.
+func checkPlanEmbedded(t *testing.T, plan *writepathv1.CampaignPlan, flags embeddedGuardFlags) error {
+	var specs []*anypb.Any
+	for _, r := range plan.GetRuns() {
+		specs = append(specs, r.GetSpec().GetSpec())
+	}
+	data := t.TempDir()
+	g, err := embeddedGuard(data, flags, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range specs {
+		m, _ := workload.Lookup(s.GetTypeUrl())
+		wl, err := m.New(s.GetValue())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, ok := wl.(workload.Checker); ok {
+			if err := c.Check(workload.Env{DataDir: data, Guard: g}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// TestCampaignSettingsChecked (issue 13, point 3): a campaign's
+// server.settings and matrix settings go through the same check as --set,
+// so a control character or a directive cannot reach my.cnf from YAML.
+func TestCampaignSettingsChecked(t *testing.T) {
+	for _, text := range []string{
+		"name: x\nworkload: oltp\noptions: [--mysqld-dir=db]\nserver:\n  settings:\n    innodb_flush_method: \"O_DIRECT\\v!include /etc/passwd\"\nmatrix:\n  --threads: [1]\ngroups: {g: a=b}\n",
+		"name: x\nworkload: crash\noptions: [--rounds=1]\nmatrix:\n  \"!include\": [/etc/passwd]\ngroups: {g: a=b}\n",
+		"name: x\nworkload: crash\noptions: [--rounds=1]\nmatrix:\n  \"log_error\": [\"/tmp/x\\r\"]\ngroups: {g: a=b}\n",
+	} {
+		spec, err := campaign.Parse("x.yaml", []byte(text))
+		if err != nil {
+			t.Fatalf("campaign.Parse(%q): %v", text, err)
+		}
+		if _, err := client.Plan(spec, buildKindSpec(spec.Workload), client.PlanOptions{File: "x.yaml"}); err == nil {
+			t.Errorf("campaign %q planned; want its setting refused", text)
+		} else {
+			t.Logf("refused: %v", err)
+		}
 	}
 }

@@ -8,8 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/protobuf/types/known/anypb"
+
 	"github.com/writepath/writepath/client"
 	"github.com/writepath/writepath/local"
+	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/worker"
 )
 
@@ -46,9 +49,9 @@ func underDir(root, p string) string {
 // connect returns a client of the coordinator named by --coordinator, or
 // of an embedded fabric (coordinator + --local-workers workers over
 // loopback gRPC, store at --db) started for this command, whose workers
-// may change the host knobs the command names. close ends whichever it
-// opened.
-func (o *runOptions) connect(kindArgs, hostKnobs []string, stderr io.Writer) (c *client.Client, close func(), err error) {
+// may change the host knobs the command names and are guarded to what spec
+// names (embeddedGuard). close ends whichever it opened.
+func (o *runOptions) connect(spec *writepathv1.RunSpec, kindArgs, hostKnobs []string, stderr io.Writer) (c *client.Client, close func(), err error) {
 	if o.conn.coordinator != "" {
 		c, err := o.conn.dial("--coordinator is required")
 		if err != nil {
@@ -57,6 +60,10 @@ func (o *runOptions) connect(kindArgs, hostKnobs []string, stderr io.Writer) (c 
 		return c, func() { c.Close() }, nil
 	}
 	allow, err := embeddedAllow(hostKnobs, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := embeddedGuard(o.dataDir, o.allow, []*anypb.Any{spec.GetSpec()})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -70,7 +77,7 @@ func (o *runOptions) connect(kindArgs, hostKnobs []string, stderr io.Writer) (c 
 		return nil, nil, err
 	}
 	f, err := local.Start(local.Config{Workers: o.localWorkers, DBPath: o.db,
-		Worker: worker.Config{DataDir: o.dataDir, Version: version, Progress: stderr, Knobs: knobs,
+		Worker: worker.Config{DataDir: o.dataDir, Guard: g, Version: version, Progress: stderr, Knobs: knobs,
 			Telemetry: workerTelemetry(dirs, o.devices, stderr), Tracer: tr}})
 	if err != nil {
 		closeKnobs(knobs)

@@ -92,7 +92,17 @@ window: 0s-end
 `},
 }
 
-// run executes every step on one embedded fabric and writes the report.
+// plannedStep is a step whose campaign is planned (its sandbox, if any,
+// already running): every plan is known before the fabric starts, so its
+// workers' guard allows exactly what the steps name.
+type plannedStep struct {
+	quickstartStep
+	spec *campaign.Spec
+	plan *writepathv1.CampaignPlan
+}
+
+// run plans every step, runs them on one embedded fabric and writes the
+// report.
 func (o *quickstartOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	local := &localCampaignFlags{db: filepath.Join(o.dir, "writepath.db"), dataDir: filepath.Join(o.dir, "data")}
 	if err := os.MkdirAll(local.dataDir, 0o755); err != nil {
@@ -102,22 +112,28 @@ func (o *quickstartOptions) run(ctx context.Context, stdout, stderr io.Writer) e
 	if binErr != nil {
 		fmt.Fprintf(stderr, "quickstart: %v\n  OLTP and crash recovery are skipped; on Debian/Ubuntu `apt-get install mariadb-server` provides the server (it need not run: writepath starts its own sandbox).\n", binErr)
 	}
-	first, err := campaign.Parse("quickstart", []byte(fmt.Sprintf(quickstartSteps[0].spec, 1)))
-	if err != nil {
-		return err // a programmer error: the embedded spec is valid
+	var steps []plannedStep
+	var plans []*writepathv1.CampaignPlan
+	for _, st := range quickstartSteps {
+		if st.server && binErr != nil {
+			continue
+		}
+		ps, cleanup, err := o.plan(ctx, local, st, stderr)
+		if err != nil {
+			return fmt.Errorf("quickstart %s: %w", st.title, err)
+		}
+		defer cleanup()
+		steps, plans = append(steps, ps), append(plans, ps.plan)
 	}
-	c, closeFabric, err := local.start(first, stderr)
+	c, closeFabric, err := local.start(steps[0].spec, plans, stderr)
 	if err != nil {
 		return err
 	}
 	defer closeFabric()
 	var recs []*writepathv1.Campaign
-	for i, st := range quickstartSteps {
-		if st.server && binErr != nil {
-			continue
-		}
-		fmt.Fprintf(stderr, "\n== %d/%d %s\n", i+1, len(quickstartSteps), st.title)
-		rec, err := o.step(ctx, c, local, st, stdout, stderr)
+	for i, st := range steps {
+		fmt.Fprintf(stderr, "\n== %d/%d %s\n", i+1, len(steps), st.title)
+		rec, err := o.step(ctx, c, st, stdout, stderr)
 		if err != nil {
 			return fmt.Errorf("quickstart %s: %w", st.title, err)
 		}
@@ -130,9 +146,9 @@ func (o *quickstartOptions) run(ctx context.Context, stdout, stderr io.Writer) e
 	return nil
 }
 
-// step runs one campaign and prints its table.
-func (o *quickstartOptions) step(ctx context.Context, c *client.Client, local *localCampaignFlags, st quickstartStep,
-	stdout, stderr io.Writer) (*writepathv1.Campaign, error) {
+// plan parses a step's campaign, readies its sandbox and plans its runs;
+// cleanup stops the sandbox.
+func (o *quickstartOptions) plan(ctx context.Context, local *localCampaignFlags, st quickstartStep, stderr io.Writer) (plannedStep, func(), error) {
 	secs := st.secs[0]
 	if o.short {
 		secs = st.secs[1]
@@ -140,18 +156,23 @@ func (o *quickstartOptions) step(ctx context.Context, c *client.Client, local *l
 	text := []byte(fmt.Sprintf(st.spec, secs))
 	spec, err := campaign.Parse("quickstart", text)
 	if err != nil {
-		return nil, err
+		return plannedStep{}, nil, err // a programmer error: the embedded specs are valid
 	}
 	extra, cleanup, err := local.setup(ctx, spec, stderr)
 	if err != nil {
-		return nil, err
+		return plannedStep{}, nil, err
 	}
-	defer cleanup()
 	plan, err := client.Plan(spec, buildKindSpec(spec.Workload), client.PlanOptions{File: spec.Name + ".yaml", Text: text, Extra: extra})
 	if err != nil {
-		return nil, err
+		cleanup()
+		return plannedStep{}, nil, err
 	}
-	sub, err := c.SubmitCampaign(ctx, plan)
+	return plannedStep{quickstartStep: st, spec: spec, plan: plan}, cleanup, nil
+}
+
+// step runs one planned campaign and prints its table.
+func (o *quickstartOptions) step(ctx context.Context, c *client.Client, st plannedStep, stdout, stderr io.Writer) (*writepathv1.Campaign, error) {
+	sub, err := c.SubmitCampaign(ctx, st.plan)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +187,7 @@ func (o *quickstartOptions) step(ctx context.Context, c *client.Client, local *l
 	if err := writeCampaignTable(ctx, stdout, c, rec, report.Text); err != nil {
 		return nil, err
 	}
-	if spec.Workload == "crash" {
+	if st.spec.Workload == "crash" {
 		return rec, writeCrashSummaries(ctx, stdout, c, rec)
 	}
 	return rec, nil

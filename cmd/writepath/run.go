@@ -35,6 +35,7 @@ type runOptions struct {
 	devices      []string
 	host         []string // --host k=v
 	trace        traceFlags
+	allow        embeddedGuardFlags
 }
 
 func (o *runOptions) flagSet() *pflag.FlagSet {
@@ -51,6 +52,7 @@ func (o *runOptions) flagSet() *pflag.FlagSet {
 	f.StringSliceVar(&o.devices, "devices", nil, "embedded fabric: also sample these block devices beside the data dir's")
 	f.StringArrayVar(&o.host, "host", nil, "host knob k=v every worker sets around each phase and restores (scheduler=none, nr_requests=512, dirty_ratio=20, mount=noatime,...; repeatable); embedded: needs root")
 	o.trace.addFlagSet(f)
+	o.allow.addFlagSet(f)
 	return f
 }
 
@@ -89,6 +91,7 @@ func newRunCmd() *cobra.Command {
 			"writepath's flags: --coordinator --tls-cert --tls-key --tls-ca --tls-server-name --token-file --workers --select --local-workers --db --data-dir --devices --interval --json\n" +
 			"--host k=v (a host knob each worker sets around every phase and restores: " + strings.Join(hostknob.Names(), ", ") + "; `writepath worker --help` says what each sets)\n" +
 			"--no-trace --trace-pid --trace-comm --trace-redo (embedded fabric: eBPF block-layer and syscall series)\n" +
+			"--allow-path --allow-setting (embedded fabric: its workers may use only the data dir and what the kind's options name)\n" +
 			"--show (lines, summary, none; iostat, innodb, block and syscalls add telemetry and kernel series to the lines).\n" +
 			"Exit status: 0 finished, 3 partial (a worker was lost), 1 otherwise.",
 		DisableFlagParsing: true,
@@ -130,7 +133,7 @@ func runKind(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	c, closeFabric, err := o.connect(kindArgs, hostNames(spec.GetHost()), stderr)
+	c, closeFabric, err := o.connect(spec, kindArgs, hostNames(spec.GetHost()), stderr)
 	if err != nil {
 		return err
 	}

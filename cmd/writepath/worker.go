@@ -19,8 +19,10 @@ type workerOptions struct {
 	labels  []string
 	dataDir string
 	devices []string
-	// allow and binaries are the guard's --allow-path and --allow-binary.
-	allow, binaries []string
+	// The guard's opt-ins: --allow-path, --allow-binary, --allow-setting,
+	// --allow-privileged, --allow-mysql, --max-job-memory.
+	allow, binaries, settings, privileged, mysql []string
+	maxJobMemory                                 sizeFlag
 	// allowHost is --allow-host: the host knobs runs may change.
 	allowHost []string
 	trace     traceFlags
@@ -34,6 +36,11 @@ func (o *workerOptions) AddFlags(cmd *cobra.Command) {
 	f.StringVar(&o.dataDir, "data-dir", ".", "root of relative paths in specs; jobs may use paths inside it only")
 	f.StringArrayVar(&o.allow, "allow-path", nil, "another directory or device jobs may use (repeatable)")
 	f.StringArrayVar(&o.binaries, "allow-binary", nil, "a server binary (mysqld, mariadbd) jobs may start (repeatable; default none)")
+	f.StringArrayVar(&o.settings, "allow-setting", nil, "a server setting jobs may set that loads code, runs SQL, reaches files or weakens access (plugin_load_add, init_file, user, ...; repeatable; default none)")
+	f.StringSliceVar(&o.privileged, "allow-privileged", nil, "host-wide actions jobs may take: drop-caches, power-loss (comma list; default none)")
+	f.StringArrayVar(&o.mysql, "allow-mysql", nil, "a database server jobs may connect to beyond loopback and the allowed paths' sockets, HOST:PORT or a socket path (repeatable)")
+	o.maxJobMemory = guard.DefaultMaxJobMemory
+	f.Var(&o.maxJobMemory, "max-job-memory", "the most I/O buffer memory one job may hold (fio: bs x iodepth x numjobs summed), e.g. 2G")
 	f.StringSliceVar(&o.devices, "devices", nil, "also sample these block devices (sda, nvme0n1, /dev/mapper/x) beside the data dir's")
 	f.StringSliceVar(&o.allowHost, "allow-host", nil, "host knobs runs may set around their phases (scheduler,nr_requests,dirty_ratio,mount,...; all); default none; needs root")
 	o.trace.addFlagSet(f)
@@ -100,9 +107,10 @@ func (o *workerOptions) newWorker() (*worker.Worker, *hostknob.Host, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := guard.New(o.dataDir, o.allow, o.binaries)
+	g, err := guard.New(guard.Config{DataDir: o.dataDir, AllowPaths: o.allow, AllowBinaries: o.binaries,
+		AllowSettings: o.settings, AllowPrivileged: o.privileged, AllowMySQL: o.mysql, MaxJobMemory: int64(o.maxJobMemory)})
 	if err != nil {
-		return nil, nil, fmt.Errorf("--data-dir/--allow-path/--allow-binary: %w", err)
+		return nil, nil, fmt.Errorf("--data-dir/--allow-*: %w", err)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	allowHost, _ := hostknob.ParseAllow(o.allowHost)
@@ -120,7 +128,9 @@ func (o *workerOptions) newWorker() (*worker.Worker, *hostknob.Host, error) {
 		return nil, nil, err
 	}
 	log.Info("worker starting", "worker", o.name, "coordinator", o.conn.coordinator, "security", mode,
-		"data_dir", o.dataDir, "allow_path", o.allow, "allow_binary", o.binaries, "allow_host", allowHost.String(), "trace", traceSummary(tr))
+		"data_dir", o.dataDir, "allow_path", o.allow, "allow_binary", o.binaries, "allow_setting", o.settings,
+		"allow_privileged", o.privileged, "allow_mysql", o.mysql, "max_job_memory", o.maxJobMemory.String(),
+		"allow_host", allowHost.String(), "trace", traceSummary(tr))
 	w, err := worker.New(worker.Config{Coordinator: o.conn.coordinator, Name: o.name, Labels: labels,
 		DataDir: o.dataDir, Guard: g, Knobs: knobs, Version: version, DialOptions: dial, Telemetry: workerTelemetry([]string{o.dataDir}, o.devices, os.Stderr),
 		Tracer: tr, Log: log})

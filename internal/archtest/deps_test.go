@@ -24,13 +24,13 @@ type rule struct {
 // rules are DESIGN.md's import table. Kinds live under workload/<kind>.
 var rules = []rule{
 	{pkg: "hist", ours: []string{}},
-	{pkg: "workload", ours: []string{"hist"},
+	{pkg: "workload", ours: []string{"hist", "beneath"},
 		never: []string{"database/sql", mod + "proto/...", mod + "worker", mod + "coordinator/..."}},
 	{pkg: "workload/fio/...", ours: kindOurs("fio"), never: kindNever},
 	{pkg: "workload/oltp/...", ours: kindOurs("oltp"), never: kindNever},
 	{pkg: "workload/crash/...", ours: append(kindOurs("crash"), "workload/oltp/...", "proto/writepath/oltp/...", "powerloss"), never: kindNever},
 	{pkg: "powerloss", ours: []string{"powerloss"}},
-	{pkg: "worker/...", ours: []string{"worker/...", "proto/writepath/v1", "workload", "hist", "telemetry/diskstats", "telemetry/blockdev", "hostknob"},
+	{pkg: "worker/...", ours: []string{"worker/...", "proto/writepath/v1", "workload", "hist", "beneath", "telemetry/diskstats", "telemetry/blockdev", "hostknob"},
 		never: []string{"database/sql", "go.etcd.io/bbolt"}},
 	{pkg: "coordinator", ours: []string{"coordinator", "proto/writepath/v1", "hist", "coordinator/store", "labels", "internal/echo"},
 		never: []string{"database/sql", mod + "workload/...", mod + "mysqld"}},
@@ -38,7 +38,7 @@ var rules = []rule{
 	{pkg: "mysqld", ours: []string{"mysqld"}},
 	{pkg: "client", ours: []string{"client", "proto/writepath/v1", "hist", "coordinator", "coordinator/store", "telemetry/diskstats", "telemetry/blocktrace/series", "campaign", "labels", "internal/echo"},
 		never: []string{"database/sql", mod + "workload/...", mod + "mysqld"}},
-	{pkg: "local", ours: []string{"local", "coordinator", "coordinator/store", "worker/...", "proto/writepath/v1", "hist", "workload", "telemetry/diskstats", "telemetry/blockdev", "hostknob",
+	{pkg: "local", ours: []string{"local", "coordinator", "coordinator/store", "worker/...", "proto/writepath/v1", "hist", "workload", "beneath", "telemetry/diskstats", "telemetry/blockdev", "hostknob",
 		"transport", "auth", "labels", "internal/echo"},
 		never: []string{"database/sql", mod + "workload/fio", mod + "workload/oltp", mod + "workload/crash"}},
 	{pkg: "campaign", ours: []string{"campaign", "hist"}},
@@ -52,7 +52,8 @@ var rules = []rule{
 		never: []string{mod + "coordinator/...", mod + "worker/...", mod + "workload/..."}},
 	{pkg: "labels", ours: []string{"labels", "internal/echo"}},
 	{pkg: "internal/echo", ours: []string{"internal/echo"}},
-	{pkg: "guard", ours: []string{"guard"}},
+	{pkg: "guard", ours: []string{"guard", "beneath", "workload", "hist"}},
+	{pkg: "beneath", ours: []string{"beneath"}},
 	{pkg: "hostknob", ours: []string{"hostknob", "telemetry/diskstats", "telemetry/blockdev"}},
 	{pkg: "internal/hosttest", ours: []string{"internal/hosttest"}},
 	{pkg: "metrics", ours: []string{"metrics", "coordinator", "coordinator/store", "proto/writepath/v1", "hist", "labels", "internal/echo"},
@@ -84,7 +85,7 @@ var treeOnly = map[string]string{
 var kindNever = []string{mod + "proto/writepath/v1", mod + "worker/...", mod + "coordinator/..."}
 
 func kindOurs(kind string) []string {
-	return []string{"workload/" + kind + "/...", "workload", "hist", "mysqld", "telemetry/...", "proto/writepath/" + kind + "/..."}
+	return []string{"workload/" + kind + "/...", "workload", "hist", "beneath", "mysqld", "telemetry/...", "proto/writepath/" + kind + "/..."}
 }
 
 func TestImportRules(t *testing.T) {

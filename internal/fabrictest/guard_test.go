@@ -2,7 +2,9 @@ package fabrictest_test
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/writepath/writepath/client"
 	"github.com/writepath/writepath/guard"
 	"github.com/writepath/writepath/internal/fabrictest"
+	"github.com/writepath/writepath/mysqld"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/workload"
 	_ "github.com/writepath/writepath/workload/crash"
@@ -27,6 +30,14 @@ import (
 func guardedFabric(t *testing.T, allow ...string) (f interface {
 	Control() writepathv1.ControlServiceClient
 }, data, outside string) {
+	return guardedFabricWith(t, guard.Config{AllowPaths: allow, AllowBinaries: []string{"/bin/true"}})
+}
+
+// guardedFabricWith is guardedFabric with a given policy (its DataDir is
+// set here).
+func guardedFabricWith(t *testing.T, cfg guard.Config) (f interface {
+	Control() writepathv1.ControlServiceClient
+}, data, outside string) {
 	root := t.TempDir()
 	data, outside = filepath.Join(root, "data"), filepath.Join(root, "outside")
 	for _, d := range []string{data, outside} {
@@ -37,7 +48,8 @@ func guardedFabric(t *testing.T, allow ...string) (f interface {
 	if err := os.Symlink(outside, filepath.Join(data, "escape")); err != nil {
 		t.Fatal(err)
 	}
-	g, err := guard.New(data, allow, []string{"/bin/true"})
+	cfg.DataDir = data
+	g, err := guard.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,5 +116,140 @@ func TestGuardRefusesPathsOutsideDataDir(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(data, "inside", "g.0.0")); err != nil {
 		t.Errorf("job inside the data dir wrote no file: %v", err)
+	}
+}
+
+// TestGuardedPathIsThePathUsed (issue 13, point 4): paths the guard allows
+// because the kernel resolves them inside the data dir, but which a
+// lexical join puts outside it, are used exactly as the guard resolved
+// them: fio's directory through /proc/PID/cwd/../../.. and through a
+// symlink followed by "..", and an oltp managed server's directory the
+// same way. Before the fix every one of them wrote beside the data dir.
+func TestGuardedPathIsThePathUsed(t *testing.T) {
+	bin, err := mysqld.FindBinary()
+	if err != nil {
+		t.Fatalf("needs a server binary (make deps installs mariadb-server): %v", err)
+	}
+	f, data, outside := guardedFabricWith(t, guard.Config{AllowBinaries: []string{bin}})
+	c := client.New(f.Control())
+	for _, d := range []string{"a/b/c", "s1/s2"} {
+		if err := os.MkdirAll(filepath.Join(data, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("s1/s2", filepath.Join(data, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	// A process whose working directory is data/a/b/c: through /proc its
+	// cwd, three levels up, is data itself.
+	sleeper := exec.Command("sleep", "60")
+	sleeper.Dir = filepath.Join(data, "a/b/c")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { sleeper.Process.Kill(); sleeper.Wait() }()
+	viaProc := strings.TrimPrefix(outside, "/")        // lexically: /proc/P/cwd/../../.. is "/"
+	os.MkdirAll(filepath.Join(data, viaProc), 0o755)   // where the kernel goes
+	os.MkdirAll(filepath.Join(data, "outside"), 0o755) // lnk/../../outside, by the kernel
+	fio := []string{"--name=g", "--rw=write", "--bs=4k", "--size=64k", "--ioengine=psync"}
+	cases := []struct {
+		name, dir, inside string
+	}{
+		{"/proc cwd", fmt.Sprintf("/proc/%d/cwd/../../../%s", sleeper.Process.Pid, viaProc), filepath.Join(data, viaProc)},
+		{"symlink then ..", "lnk/../../outside", filepath.Join(data, "outside")},
+	}
+	for _, tt := range cases {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		rec, err := c.Run(ctx, kindSpec(t, "fio", append(fio, "--directory="+tt.dir)...), nil)
+		cancel()
+		if err != nil || rec.GetState() != writepathv1.RunState_RUN_STATE_FINISHED {
+			t.Errorf("%s: run %v (%s), %v; want FINISHED", tt.name, rec.GetState(), rec.GetReason(), err)
+		}
+		if _, err := os.Stat(filepath.Join(tt.inside, "g.0.0")); err != nil {
+			t.Errorf("%s: --directory=%s: no file where the guard resolved it (%s): %v", tt.name, tt.dir, tt.inside, err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	spec := kindSpec(t, "oltp", "--mysqld-dir=lnk/../../outside/db")
+	spec.Phases = []string{"cleanup"} // opens the instance (creates its directory), starts nothing
+	if rec, err := c.Run(ctx, spec, nil); err != nil || rec.GetState() != writepathv1.RunState_RUN_STATE_FINISHED {
+		t.Errorf("oltp cleanup: %v (%s), %v; want FINISHED", rec.GetState(), rec.GetReason(), err)
+	}
+	if _, err := os.Stat(filepath.Join(data, "outside/db/instance.json")); err != nil {
+		t.Errorf("--mysqld-dir=lnk/../../outside/db: no instance where the guard resolved it: %v", err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("jobs wrote beside the data dir, in %s: %v", outside, entries)
+	}
+}
+
+// TestGuardChecksTheRecordedBinary (issue 13, point 5): a spec without a
+// binary runs the one its directory's instance.json records; that binary
+// is the one checked (and checked again where mysqld executes it), not
+// the one mysqld would pick for a new instance.
+func TestGuardChecksTheRecordedBinary(t *testing.T) {
+	bin, err := mysqld.FindBinary()
+	if err != nil {
+		t.Fatalf("needs a server binary (make deps installs mariadb-server): %v", err)
+	}
+	f, data, outside := guardedFabricWith(t, guard.Config{AllowBinaries: []string{bin}})
+	c := client.New(f.Control())
+	marker := filepath.Join(outside, "ran")
+	evil := filepath.Join(outside, "evil")
+	if err := os.WriteFile(evil, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(data, "db"), 0o755)
+	if err := os.WriteFile(filepath.Join(data, "db/instance.json"), []byte(`{"binary": "`+evil+`", "port": 1, "socket": "/nonexistent"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := kindSpec(t, "oltp", "--mysqld-dir=db")
+	spec.Phases = []string{"cleanup"}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rec, err := c.Run(ctx, spec, nil)
+	if err == nil || !strings.Contains(err.Error(), "--allow-binary") {
+		t.Errorf("run with instance.json naming %s: %v, %v; want refused naming --allow-binary", evil, rec.GetState(), err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the recorded binary %s was executed", evil)
+	}
+}
+
+// TestGuardServerSettings (issue 13, point 3): server settings no longer
+// bypass the guard. A path-valued setting outside the allowed paths, and
+// settings that load code or run SQL, are refused at submit by a guarded
+// worker, naming the flag that would allow them.
+func TestGuardServerSettings(t *testing.T) {
+	bin, err := mysqld.FindBinary()
+	if err != nil {
+		t.Fatalf("needs a server binary (make deps installs mariadb-server): %v", err)
+	}
+	f, _, outside := guardedFabricWith(t, guard.Config{AllowBinaries: []string{bin}})
+	c := client.New(f.Control())
+	cases := []struct {
+		kind string
+		args []string
+		want string
+	}{
+		{"oltp", []string{"--mysqld-dir=db", "--set", "log_error=" + outside + "/x.log"}, "--allow-path"},
+		{"oltp", []string{"--mysqld-dir=db", "--set", "innodb_doublewrite_dir=" + outside}, "--allow-path"},
+		{"oltp", []string{"--mysqld-dir=db", "--set", "plugin_load_add=ha_connect.so"}, "--allow-setting plugin_load_add"},
+		{"oltp", []string{"--mysqld-dir=db", "--set", "init_connect=DROP DATABASE sbtest"}, "--allow-setting init_connect"},
+		{"crash", []string{"--dir=db", "--set", "init_file=" + outside + "/init.sql"}, "--allow-setting init_file"},
+		{"crash", []string{"--dir=db", "--set", "secure_file_priv="}, "--allow-setting secure_file_priv"},
+	}
+	for _, tt := range cases {
+		spec := kindSpec(t, tt.kind, tt.args...)
+		if tt.kind == "oltp" {
+			spec.Phases = []string{"cleanup"}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		rec, err := c.Run(ctx, spec, nil)
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s %v: %v, %v; want refused naming %q", tt.kind, tt.args, rec.GetState(), err, tt.want)
+		}
 	}
 }

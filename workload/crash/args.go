@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/writepath/writepath/mysqld"
 	crashv1 "github.com/writepath/writepath/proto/writepath/crash/v1"
 	oltpv1 "github.com/writepath/writepath/proto/writepath/oltp/v1"
 	"github.com/writepath/writepath/workload/oltp"
@@ -83,7 +84,7 @@ func ParseArgs(args []string) (*crashv1.Spec, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	if _, err := resolve(spec, ""); err != nil {
+	if _, err := resolve(spec); err != nil {
 		return nil, err
 	}
 	return spec, nil
@@ -126,13 +127,12 @@ func serverOf(s *crashv1.Spec) *oltpv1.Server {
 }
 
 func addSetting(s *crashv1.Spec, v string) error {
-	k, val, _ := strings.Cut(v, "=")
-	k = strings.TrimSpace(k)
-	if k == "" || strings.ContainsAny(k, " \t\n[]") || strings.Contains(val, "\n") {
-		return errors.New("want key=value (e.g. --set innodb_flush_method=O_DIRECT)")
+	st, err := mysqld.ParseSetting(v)
+	if err != nil {
+		return err
 	}
 	srv := serverOf(s)
-	srv.Settings = append(srv.Settings, &oltpv1.Setting{Key: k, Value: strings.TrimSpace(val)})
+	srv.Settings = append(srv.Settings, &oltpv1.Setting{Key: st.Key, Value: st.Value})
 	return nil
 }
 

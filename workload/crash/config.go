@@ -3,7 +3,6 @@ package crash
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -35,6 +34,7 @@ type config struct {
 	killSeed         uint64
 	dropCaches       bool
 	binary, dir      string
+	exec             func(string) (string, error) // the guard's check where mysqld executes
 	snapshot         string
 	settings         []mysqld.Setting
 	startTimeout     time.Duration
@@ -47,8 +47,9 @@ type config struct {
 }
 
 // resolve applies defaults to spec and validates it, reporting every
-// problem at once. dataDir anchors a relative --dir.
-func resolve(spec *crashv1.Spec, dataDir string) (config, error) {
+// problem at once. Paths are taken as given: useChecked replaces them
+// with what the guard resolved.
+func resolve(spec *crashv1.Spec) (config, error) {
 	c := config{
 		rounds: int(spec.GetRounds()), loadTime: ms(spec.GetLoadTimeMs()),
 		dropCaches: spec.GetDropCaches(), startTimeout: ms(spec.GetStartTimeoutMs()),
@@ -61,9 +62,6 @@ func resolve(spec *crashv1.Spec, dataDir string) (config, error) {
 	c.rounds = orInt(c.rounds, DefaultRounds)
 	c.loadTime = orDur(c.loadTime, DefaultLoadTime)
 	c.startTimeout = orDur(c.startTimeout, DefaultStartTimeout)
-	if c.dir != "" && !filepath.IsAbs(c.dir) && dataDir != "" {
-		c.dir = filepath.Join(dataDir, c.dir)
-	}
 	var errs []error
 	errs = append(errs, c.resolveKill(spec.GetKillAt())...)
 	errs = append(errs, c.resolveSettings(spec.GetServer().GetSettings())...)
@@ -73,6 +71,19 @@ func resolve(spec *crashv1.Spec, dataDir string) (config, error) {
 	}
 	errs = append(errs, c.resolvePower(spec)...)
 	return c, errors.Join(errs...)
+}
+
+// useChecked takes the server's directory, snapshot and binary as the
+// guard resolved them (relative ones under the data dir when there is no
+// guard).
+func (c *config) useChecked(s oltp.CheckedServer) {
+	if c.dir != "" {
+		c.dir = s.Dir.String()
+	}
+	if s.HasSnapshot {
+		c.snapshot = s.Snapshot.String()
+	}
+	c.binary, c.exec = s.Binary, s.Exec
 }
 
 // resolvePower checks that the power-loss options come with --power-loss.
@@ -125,11 +136,8 @@ func (c *config) resolveKill(k *crashv1.KillAt) []error {
 func (c *config) resolveSettings(in []*oltpv1.Setting) []error {
 	var errs []error
 	for _, s := range in {
-		set, err := mysqld.ParseSetting(s.GetKey() + "=" + s.GetValue())
-		if s.GetValue() == "" {
-			set, err = mysqld.ParseSetting(s.GetKey())
-		}
-		if err != nil {
+		set := mysqld.Setting{Key: s.GetKey(), Value: s.GetValue()}
+		if err := set.Check(); err != nil {
 			errs = append(errs, fmt.Errorf("--set: %w", err))
 			continue
 		}

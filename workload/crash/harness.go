@@ -96,7 +96,14 @@ func (h *harness) setup(ctx context.Context) error {
 		}
 		dir, h.tmpDir = tmp, tmp
 	}
-	inst, err := mysqld.New(ctx, mysqld.Options{Binary: h.cfg.binary, Dir: dir,
+	// The settings against this very datadir (a temporary one exists only
+	// now): path-valued ones resolved, as the server must open them.
+	settings, err := oltp.CheckSettings(h.cfg.settings, filepath.Join(dir, "data"), h.env)
+	if err != nil {
+		return fmt.Errorf("crash: %w", err)
+	}
+	h.cfg.settings = settings
+	inst, err := mysqld.New(ctx, mysqld.Options{Binary: h.cfg.binary, Exec: h.cfg.exec, Dir: dir,
 		Settings: initSettings(h.cfg.settings), StartTimeout: h.cfg.startTimeout})
 	if err != nil {
 		return fmt.Errorf("crash: %w", err)

@@ -50,7 +50,7 @@ func New(b []byte) (workload.Workload, error) {
 	if err := proto.Unmarshal(b, spec); err != nil {
 		return nil, fmt.Errorf("crash spec: %w", err)
 	}
-	if _, err := resolve(spec, ""); err != nil {
+	if _, err := resolve(spec); err != nil {
 		return nil, fmt.Errorf("crash spec: %w", err)
 	}
 	return &Workload{spec: spec}, nil
@@ -62,9 +62,6 @@ func (w *Workload) Run(ctx context.Context, phase string, env workload.Env, rec 
 	if phase != PhaseRounds {
 		return fmt.Errorf("crash: unknown phase %q (the crash kind has one phase, %q)", phase, PhaseRounds)
 	}
-	if err := resolvePaths(w, env); err != nil {
-		return err
-	}
 	res, err := w.Rounds(ctx, env, rec)
 	w.mu.Lock()
 	w.mu.result = &res
@@ -75,10 +72,22 @@ func (w *Workload) Run(ctx context.Context, phase string, env workload.Env, rec 
 // Rounds runs every round and returns the result (also when some rounds
 // failed; err is set when all did or ctx ended).
 func (w *Workload) Rounds(ctx context.Context, env workload.Env, rec *workload.Recorder) (Result, error) {
-	cfg, err := resolve(w.spec, env.DataDir)
+	cfg, err := resolve(w.spec)
 	if err != nil {
 		return Result{}, fmt.Errorf("crash spec: %w", err)
 	}
+	// The worker's guard (guard.go) before anything else; the harness uses
+	// exactly what it resolved.
+	checked, err := checkSpec(w.spec, env)
+	if err != nil {
+		return Result{}, err
+	}
+	if w.spec.GetServer().GetDir() != "" {
+		if err := checked.Dir.MkdirAll(0o755); err != nil {
+			return Result{}, fmt.Errorf("crash: %w", err)
+		}
+	}
+	cfg.useChecked(checked)
 	return newHarness(cfg, env, rec).Run(ctx)
 }
 

@@ -98,7 +98,7 @@ func TestPowerModes(t *testing.T) {
 			t.Errorf("ParseArgs(%q) = %v", tt.args, err)
 			continue
 		}
-		c, err := resolve(spec, "")
+		c, err := resolve(spec)
 		if err != nil {
 			t.Errorf("resolve(ParseArgs(%q)) = %v", tt.args, err)
 			continue

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/writepath/writepath/beneath"
 )
 
 // device is the block device under a path: its disk name (the whole disk
@@ -22,9 +24,9 @@ type device struct {
 const defaultLBS = 512
 
 // deviceOf finds the block device holding path (a file or directory).
-func deviceOf(path string) device {
-	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
+func deviceOf(path beneath.Path) device {
+	st, err := path.Stat()
+	if err != nil {
 		return device{lbs: defaultLBS}
 	}
 	maj, min := unix.Major(st.Dev), unix.Minor(st.Dev)
@@ -48,7 +50,7 @@ func deviceOf(path string) device {
 }
 
 // isTmpfs reports whether path lies on tmpfs, which refuses O_DIRECT.
-func isTmpfs(path string) bool {
-	var fs unix.Statfs_t
-	return unix.Statfs(path, &fs) == nil && fs.Type == unix.TMPFS_MAGIC
+func isTmpfs(path beneath.Path) bool {
+	fs, err := path.Statfs()
+	return err == nil && fs.Type == unix.TMPFS_MAGIC
 }

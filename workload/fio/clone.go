@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/writepath/writepath/beneath"
 	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
 	"github.com/writepath/writepath/workload"
 )
@@ -25,11 +26,12 @@ const (
 // on the per-I/O path except the stop flag (read-only there).
 type clone struct {
 	job    *fiov1.Job
-	num    int // clone number within the job
-	index  int // position among all clones (fio's job order)
-	path   string
-	size   uint64 // bytes of the region
-	offset uint64 // where the region starts (offset=)
+	num    int          // clone number within the job
+	index  int          // position among all clones (fio's job order)
+	file   beneath.Path // the guard's resolved file: opened, laid out
+	path   string       // file.String(), for messages
+	size   uint64       // bytes of the region
+	offset uint64       // where the region starts (offset=)
 	seed   uint64
 	dev    device
 	fd     int

@@ -3,29 +3,58 @@ package fio
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/writepath/writepath/beneath"
 	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
 	"github.com/writepath/writepath/workload"
 )
 
-var _ workload.Checker = (*Workload)(nil)
+var (
+	_ workload.Checker = (*Workload)(nil)
+	_ workload.Needer  = (*Workload)(nil)
+)
 
 // Check implements workload.Checker: the worker calls it when a spec is
-// validated and assigned, Run calls it again before planning.
-func (w *Workload) Check(env workload.Env) error { return resolvePaths(w.spec, env) }
+// validated and assigned; Run resolves the same way and uses the result.
+func (w *Workload) Check(env workload.Env) error {
+	_, err := resolvePaths(w.spec, env)
+	return err
+}
+
+// Needs implements workload.Needer: every directory and file the jobs
+// name, absolute ones as given, relative ones under the data dir.
+func (w *Workload) Needs(env workload.Env) workload.Needs {
+	var n workload.Needs
+	for _, j := range w.spec.GetJobs() {
+		if d := j.GetDirectory(); d != "" {
+			n.Paths = append(n.Paths, under(env.DataDir, d))
+		}
+		if f := j.GetFilename(); f != "" {
+			n.Paths = append(n.Paths, under(env.DataDir, joinRaw(j.GetDirectory(), f)))
+		}
+	}
+	return n
+}
+
+// clonePaths are one clone's directory and file as the guard resolved
+// them: what plan, layout and open use.
+type clonePaths struct{ dir, file beneath.Path }
 
 // resolvePaths passes every directory and file the jobs name through env's
 // guard (relative paths against the data dir, symlinks and ".." resolved
-// first), then checks that what the layout will write fits the free space
-// of each directory's filesystem. It reads metadata only: no file is
-// created or written.
-func resolvePaths(spec *fiov1.Spec, env workload.Env) error {
+// first), checks that what the layout will write fits the free space of
+// each directory's filesystem and that the buffers fit the memory budget,
+// and returns each job's clones' resolved paths. It reads metadata only:
+// no file is created or written.
+func resolvePaths(spec *fiov1.Spec, env workload.Env) ([][]clonePaths, error) {
 	var errs []error
+	out := make([][]clonePaths, len(spec.GetJobs()))
 	need := map[string]int64{} // resolved dir -> bytes the layout adds
-	for _, j := range spec.GetJobs() {
+	for i, j := range spec.GetJobs() {
 		dir := j.GetDirectory()
 		if dir == "" {
 			dir = "."
@@ -35,15 +64,27 @@ func resolvePaths(spec *fiov1.Spec, env workload.Env) error {
 			errs = append(errs, fmt.Errorf("job %s: directory=: %w", j.GetName(), err))
 			continue
 		}
+		if l := j.GetLogs(); l != nil {
+			// Log files are opened through the guard too (openLog); the
+			// names differ only by their number.
+			for _, p := range []string{l.GetLat(), l.GetBw(), l.GetIops(), l.GetHist()} {
+				if _, err := env.Path(logFileName(p, "lat", l.GetPerJob(), 1)); p != "" && err != nil {
+					errs = append(errs, fmt.Errorf("job %s: log: %w", j.GetName(), err))
+				}
+			}
+		}
 		for n := 0; n < int(j.GetNumjobs()); n++ {
-			grow, err := jobFile(j, n, dir, env)
+			file, grow, err := jobFile(j, n, dir, env)
 			if err != nil {
 				errs = append(errs, err)
+				out[i] = nil
 				break // one refusal per job: the clones share the file name pattern
 			}
-			need[rdir] += grow
-			if j.GetFilename() != "" {
-				break // every clone uses the one named file
+			out[i] = append(out[i], clonePaths{dir: rdir, file: file})
+			// The null engine lays nothing out; every clone of a named
+			// file shares it.
+			if !isNull(j) && (n == 0 || j.GetFilename() == "") {
+				need[rdir.String()] += grow
 			}
 		}
 	}
@@ -57,30 +98,48 @@ func resolvePaths(spec *fiov1.Spec, env workload.Env) error {
 			errs = append(errs, fmt.Errorf("layout: %w", err))
 		}
 	}
-	return errors.Join(errs...)
+	if err := env.Memory(bufferMemory(spec)); err != nil {
+		errs = append(errs, fmt.Errorf("fio: %w", err))
+	}
+	return out, errors.Join(errs...)
 }
 
-// jobFile checks clone n's file and returns how many bytes its layout adds.
-func jobFile(j *fiov1.Job, n int, dir string, env workload.Env) (int64, error) {
+// jobFile resolves clone n's file and returns how many bytes its layout
+// adds.
+func jobFile(j *fiov1.Job, n int, dir string, env workload.Env) (beneath.Path, int64, error) {
 	name := j.GetFilename()
 	if name == "" {
 		name = fmt.Sprintf("%s.%d.0", j.GetName(), n)
 	}
-	if !filepath.IsAbs(name) {
-		name = dir + "/" + name // not Join: the guard must see any ".." as written
-	}
-	path, err := env.Path(name)
+	path, err := env.Path(joinRaw(dir, name))
 	if err != nil {
-		return 0, fmt.Errorf("job %s: filename=: %w", j.GetName(), err)
+		return beneath.Path{}, 0, fmt.Errorf("job %s: filename=: %w", j.GetName(), err)
 	}
 	want := int64(j.GetOffset() + j.GetSize())
-	st, err := os.Stat(path)
+	st, err := path.Stat()
 	switch {
-	case err == nil && !st.Mode().IsRegular():
-		return 0, nil // a device: nothing is laid out
+	case err == nil && st.Mode&unix.S_IFMT != unix.S_IFREG:
+		return path, 0, nil // a device: nothing is laid out
 	case err == nil:
-		return max(want-st.Size(), 0), nil
+		return path, max(want-st.Size, 0), nil
 	default:
-		return want, nil
+		return path, want, nil
 	}
+}
+
+// joinRaw puts a relative name under dir without cleaning: the guard must
+// see any ".." as written, after the symlinks before it.
+func joinRaw(dir, name string) string {
+	if filepath.IsAbs(name) || dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// under is p, or p under dir when p is relative (uncleaned, as joinRaw).
+func under(dir, p string) string {
+	if dir == "" {
+		dir = "."
+	}
+	return joinRaw(dir, p)
 }

@@ -28,14 +28,14 @@ import (
 func layout(ctx context.Context, c *clone) ([]string, error) {
 	j := c.job
 	need := c.offset + c.size
-	st, err := os.Stat(c.path)
-	if err == nil && !st.Mode().IsRegular() {
+	st, err := c.file.Stat()
+	if err == nil && st.Mode&unix.S_IFMT != unix.S_IFREG {
 		// A block or character device (whose Stat size is 0): fio lays out
 		// only regular files. Unlinking it would remove the device node.
 		return []string{fmt.Sprintf("%s: %s is not a regular file, used as is", j.Name, c.path)}, nil
 	}
-	if err == nil && uint64(st.Size()) >= need {
-		return []string{fmt.Sprintf("%s: existing file %s (%d bytes) used as is", j.Name, c.path, st.Size())}, nil
+	if err == nil && uint64(st.Size) >= need {
+		return []string{fmt.Sprintf("%s: existing file %s (%d bytes) used as is", j.Name, c.path, st.Size)}, nil
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("layout %s: %w", c.path, err)
@@ -43,14 +43,14 @@ func layout(ctx context.Context, c *clone) ([]string, error) {
 	notes := []string{fmt.Sprintf("%s: Laying out IO file (1 file / %dMiB)", j.Name, need>>20)}
 	reads := readsData(j)
 	newLayout := reads || j.Overwrite
-	if err := os.Remove(c.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := c.file.Remove(); err != nil {
 		return nil, fmt.Errorf("layout %s: unlink: %w", c.path, err)
 	}
 	flags := os.O_WRONLY | os.O_CREATE
 	if newLayout {
 		flags |= os.O_TRUNC
 	}
-	f, err := os.OpenFile(c.path, flags, 0o644)
+	f, err := c.file.OpenFile(flags, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("layout %s: %w", c.path, err)
 	}

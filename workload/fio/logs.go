@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/writepath/writepath/beneath"
 	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
 )
 
@@ -85,7 +86,7 @@ func logFileName(prefix, kind string, perJob bool, n int) string {
 // the data dir, checked by the worker's guard) as its job asks; files
 // shared by clones (per_job_logs=0) are opened in append mode and
 // truncated by the first clone only.
-func openLogs(c *clone, path func(string) (string, error), first bool) error {
+func openLogs(c *clone, path func(string) (beneath.Path, error), first bool) error {
 	l := c.job.GetLogs()
 	if l == nil {
 		return nil
@@ -116,8 +117,10 @@ func openLogs(c *clone, path func(string) (string, error), first bool) error {
 	return nil
 }
 
-func openLog(path func(string) (string, error), name string, truncate bool) (*os.File, error) {
-	name, err := path(name)
+// openLog opens a log where the worker's guard resolved it (through the
+// returned Path: the file checked is the file written).
+func openLog(path func(string) (beneath.Path, error), name string, truncate bool) (*os.File, error) {
+	p, err := path(name)
 	if err != nil {
 		return nil, fmt.Errorf("log: %w", err)
 	}
@@ -125,9 +128,9 @@ func openLog(path func(string) (string, error), name string, truncate bool) (*os
 	if truncate {
 		flags |= os.O_TRUNC
 	}
-	f, err := os.OpenFile(name, flags, 0o644)
+	f, err := p.OpenFile(flags, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("log %s: %w", name, err)
+		return nil, fmt.Errorf("log %s: %w", p, err)
 	}
 	return f, nil
 }

@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -16,14 +13,19 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/writepath/writepath/beneath"
 	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
 	"github.com/writepath/writepath/workload"
 )
 
-// plan expands jobs into clones (numjobs), resolves paths against
-// env.DataDir, fixes seeds and checks everything that can be checked before
-// any I/O: sizes of named files, tmpfs, O_DIRECT alignment.
+// plan expands jobs into clones (numjobs) on the paths the guard resolved
+// (resolvePaths), fixes seeds and checks everything that can be checked
+// before any I/O: sizes of named files, tmpfs, O_DIRECT alignment.
 func plan(spec *fiov1.Spec, env workload.Env) ([]*clone, []string, error) {
+	paths, err := resolvePaths(spec, env)
+	if err != nil {
+		return nil, nil, err
+	}
 	var (
 		clones []*clone
 		notes  []string
@@ -32,8 +34,8 @@ func plan(spec *fiov1.Spec, env workload.Env) ([]*clone, []string, error) {
 	byName := map[string][]*clone{}
 	for i, j := range spec.Jobs {
 		first := len(clones)
-		for n := 0; n < int(j.Numjobs); n++ {
-			c, err := planClone(j, n, len(clones), env)
+		for n, cp := range paths[i] {
+			c, err := planClone(j, n, len(clones), cp, env)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -51,23 +53,9 @@ func plan(spec *fiov1.Spec, env workload.Env) ([]*clone, []string, error) {
 	return clones, notes, errors.Join(errs...)
 }
 
-func planClone(j *fiov1.Job, num, index int, env workload.Env) (*clone, error) {
-	root := env.DataDir
-	if root == "" {
-		root = "."
-	}
-	dir := j.Directory
-	if dir == "" || !filepath.IsAbs(dir) {
-		dir = filepath.Join(root, dir)
-	}
-	path := filepath.Join(dir, fmt.Sprintf("%s.%d.0", j.Name, num))
-	if j.Filename != "" {
-		path = j.Filename
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(dir, path)
-		}
-	}
-	c := &clone{job: j, num: num, index: index, path: path, size: j.Size, fd: -1,
+func planClone(j *fiov1.Job, num, index int, cp clonePaths, env workload.Env) (*clone, error) {
+	dir, path := cp.dir, cp.file.String()
+	c := &clone{job: j, num: num, index: index, file: cp.file, path: path, size: j.Size, fd: -1,
 		seed: cloneSeed(j.Randseed, index, env.Shard), st: newJobStats(), number: j.NumberIos, offset: j.Offset, env: env}
 	if j.Filesize > 0 {
 		c.size = j.Filesize
@@ -81,11 +69,11 @@ func planClone(j *fiov1.Job, num, index int, env workload.Env) (*clone, error) {
 		return nil, fmt.Errorf("job %s: the null engine needs size=", j.Name)
 	}
 	if c.size == 0 {
-		st, err := os.Stat(path)
-		if err != nil || uint64(st.Size()) <= j.Offset {
+		st, err := cp.file.Stat()
+		if err != nil || uint64(st.Size) <= j.Offset {
 			return nil, fmt.Errorf("job %s: size= not given and %s has no data past offset=%d", j.Name, path, j.Offset)
 		}
-		c.size = uint64(st.Size()) - j.Offset
+		c.size = uint64(st.Size) - j.Offset
 	}
 	c.dev = deviceOf(dir)
 	if j.Direct && !isNull(j) {
@@ -104,7 +92,7 @@ func planClone(j *fiov1.Job, num, index int, env workload.Env) (*clone, error) {
 // device's) real size, as fio does when it sets the file up.
 func resolvePercent(c *clone) error {
 	j := c.job
-	real, err := realSize(c.path)
+	real, err := realSize(c.file)
 	if err != nil {
 		return fmt.Errorf("job %s: size=%d%%/offset=%d%% need an existing file or device: %w", j.Name, j.SizePercent, j.OffsetPercent, err)
 	}
@@ -128,21 +116,20 @@ func resolvePercent(c *clone) error {
 }
 
 // realSize is a file's size, or a block device's capacity.
-func realSize(path string) (uint64, error) {
-	st, err := os.Stat(path)
+func realSize(path beneath.Path) (uint64, error) {
+	st, err := path.Stat()
 	if err != nil {
 		return 0, err
 	}
-	if st.Mode()&os.ModeDevice == 0 {
-		return uint64(st.Size()), nil
+	if st.Mode&unix.S_IFMT != unix.S_IFBLK {
+		return uint64(st.Size), nil
 	}
-	f, err := os.Open(path)
+	fd, err := path.Open(unix.O_RDONLY, 0)
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
-	n, err := unix.IoctlGetUint64(int(f.Fd()), unix.BLKGETSIZE64)
-	return n, err
+	defer unix.Close(fd)
+	return unix.IoctlGetUint64(fd, unix.BLKGETSIZE64)
 }
 
 // checkAlignment refuses a block size, alignment or offset that O_DIRECT
@@ -424,7 +411,7 @@ func openClone(c *clone) error {
 	case fiov1.SyncMode_SYNC_MODE_DSYNC:
 		flags |= unix.O_DSYNC
 	}
-	fd, err := unix.Open(c.path, flags, 0o644)
+	fd, err := c.file.Open(flags, 0o644)
 	if err != nil {
 		if j.Direct && err == unix.EINVAL {
 			return fmt.Errorf("job %s: open %s with O_DIRECT: %w", j.Name, c.path, ErrDirectUnsupported)
@@ -486,7 +473,7 @@ func (c *clone) closeFile() error {
 	_ = unix.Close(c.fd)
 	c.fd = -1
 	if c.job.Unlink {
-		if uerr := os.Remove(c.path); uerr != nil && !errors.Is(uerr, fs.ErrNotExist) && err == nil {
+		if uerr := c.file.Remove(); uerr != nil && err == nil {
 			err = fmt.Errorf("job %s: unlink %s: %w", c.job.Name, c.path, uerr)
 		}
 	}

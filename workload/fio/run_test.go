@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/writepath/writepath/beneath"
 	"github.com/writepath/writepath/workload"
 )
 
@@ -94,7 +95,7 @@ func TestNumjobsClonesFilesAndSeeds(t *testing.T) {
 
 func TestAlignmentRefusedBeforeAnyIO(t *testing.T) {
 	dir := diskDir(t)
-	lbs := deviceOf(dir).lbs
+	lbs := deviceOf(beneath.Unconfined(dir)).lbs
 	tests := []struct {
 		args []string
 		want string
@@ -117,7 +118,7 @@ func TestAlignmentRefusedBeforeAnyIO(t *testing.T) {
 
 // TestTmpfsRefusesDirect uses the machine's real tmpfs (/dev/shm).
 func TestTmpfsRefusesDirect(t *testing.T) {
-	if !isTmpfs("/dev/shm") {
+	if !isTmpfs(beneath.Unconfined("/dev/shm")) {
 		t.Fatal("/dev/shm is not tmpfs here; this test needs a tmpfs mount")
 	}
 	dir, err := os.MkdirTemp("/dev/shm", "wpfio-")

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/writepath/writepath/beneath"
 	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
 )
 
@@ -46,7 +47,7 @@ type verifier struct {
 	lens     []uint32 // written extent lengths by start block (0 = none)
 	maxBS    uint64
 	fatal    bool
-	dump     string // verify_dump: the file's path, to name dumps after
+	dump     *beneath.Path // verify_dump: the file checked, to put dumps beside
 	failures int
 	first    error
 	sum      [64]byte // checksum scratch
@@ -93,7 +94,7 @@ func newVerifier(c *clone) (*verifier, error) {
 	}
 	v := &verifier{kind: j.Verify, interval: j.VerifyInterval, sumLen: n, gran: c.gen.gran, fatal: j.VerifyFatal, maxBS: j.Bs}
 	if j.VerifyDump {
-		v.dump = c.path
+		v.dump = &c.file
 	}
 	if min := uint64(hdrFixed + n); c.gen.gran < min || (v.interval > 0 && v.interval < min) {
 		return nil, fmt.Errorf("job %s: verify=%s needs blocks (and verify_interval) of at least %d bytes", j.Name, verifyNameOf(j.Verify), min)
@@ -206,9 +207,10 @@ func (v *verifier) check(buf []byte, off uint64) error {
 	v.failures++
 	if v.first == nil {
 		v.first = fmt.Errorf("%w: %v: %w", errVerify, err, unix.EILSEQ)
-		if v.dump != "" {
-			// fio's verify_dump: the block as read, beside the file.
-			_ = os.WriteFile(fmt.Sprintf("%s.%d.received", v.dump, off), buf, 0o644)
+		if v.dump != nil {
+			// fio's verify_dump: the block as read, beside the file (in
+			// its directory, beneath the guard's root).
+			writeDump(v.dump.Dir(), fmt.Sprintf("%s.%d.received", v.dump.Base(), off), buf)
 		}
 	}
 	if v.fatal {
@@ -251,4 +253,18 @@ func (v *verifier) result(name string) error {
 		return nil
 	}
 	return fmt.Errorf("job %s: %d verify failure(s), first: %w", name, v.failures, v.first)
+}
+
+// writeDump writes a verify_dump file; a failure only loses the dump.
+func writeDump(dir beneath.Path, name string, buf []byte) {
+	p, err := dir.Join(name)
+	if err != nil {
+		return
+	}
+	f, err := p.OpenFile(os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return
+	}
+	_, _ = f.Write(buf)
+	_ = f.Close()
 }

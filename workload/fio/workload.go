@@ -103,9 +103,6 @@ func (w *Workload) Run(ctx context.Context, phase string, env workload.Env, rec 
 	if rec == nil {
 		rec = workload.NewRecorder(time.Now())
 	}
-	if err := resolvePaths(w.spec, env); err != nil {
-		return err
-	}
 	clones, notes, err := plan(w.spec, env)
 	if err != nil {
 		return err

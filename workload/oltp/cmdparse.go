@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/writepath/writepath/mysqld"
 	oltpv1 "github.com/writepath/writepath/proto/writepath/oltp/v1"
 )
 
@@ -460,12 +461,12 @@ func serverOptions(vs *values, s *oltpv1.Spec) error {
 	}
 	var errs []error
 	for _, v := range vs.settings {
-		k, val, _ := strings.Cut(v, "=")
-		if k = strings.TrimSpace(k); k == "" || strings.ContainsAny(k, " \t\n[]") || strings.Contains(val, "\n") {
-			errs = append(errs, fmt.Errorf("--mysqld-set=%s: want key=value", v))
+		st, err := mysqld.ParseSetting(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--mysqld-set: %w", err))
 			continue
 		}
-		srv.Settings = append(srv.Settings, &oltpv1.Setting{Key: k, Value: strings.TrimSpace(val)})
+		srv.Settings = append(srv.Settings, &oltpv1.Setting{Key: st.Key, Value: st.Value})
 	}
 	if srv.Dir != "" || srv.Binary != "" || srv.Snapshot != "" || len(srv.Settings) > 0 {
 		s.Server = srv

@@ -3,10 +3,9 @@ package oltp
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 
+	"github.com/writepath/writepath/beneath"
 	"github.com/writepath/writepath/mysqld"
 	oltpv1 "github.com/writepath/writepath/proto/writepath/oltp/v1"
 	"github.com/writepath/writepath/workload"
@@ -35,15 +34,17 @@ import (
 // names one.
 func (w *Workload) Run(ctx context.Context, phase string, env workload.Env, rec *workload.Recorder) error {
 	// The worker's guard first (guard.go): nothing is opened, started or
-	// restored for a spec naming paths or a binary the worker refuses.
-	if err := w.Check(env); err != nil {
+	// restored for a spec naming paths or a binary the worker refuses, and
+	// what it resolved is what is used.
+	srv := w.Spec.GetServer()
+	checked, err := CheckServer(srv, env)
+	if err != nil {
 		return err
 	}
-	srv := w.Spec.GetServer()
 	if srv.GetDir() == "" {
 		return w.runPhase(ctx, phase, env, rec)
 	}
-	in, want, err := openServer(ctx, srv, env)
+	in, want, err := openServer(ctx, srv, checked)
 	if err != nil {
 		return err
 	}
@@ -61,9 +62,9 @@ func (w *Workload) Run(ctx context.Context, phase string, env workload.Env, rec 
 		}
 		return w.runPhase(ctx, phase, env, rec)
 	}
-	snap := ""
-	if srv.GetSnapshot() != "" {
-		snap = absUnder(env.DataDir, srv.GetSnapshot())
+	var snap *beneath.Path
+	if checked.HasSnapshot {
+		snap = &checked.Snapshot
 	}
 	prepared, err := readyServer(ctx, in, want, snap, phase)
 	if err != nil {
@@ -81,22 +82,27 @@ func (w *Workload) Run(ctx context.Context, phase string, env workload.Env, rec 
 	if err := w.runPhase(ctx, phase, env, rec); err != nil {
 		return err
 	}
-	if phase == PhasePrepare && snap != "" {
-		return takeSnapshot(ctx, in, snap)
+	if phase == PhasePrepare && snap != nil {
+		return takeSnapshot(ctx, in, *snap)
 	}
 	return nil
 }
 
-// openServer opens (or adopts, when it runs) the instance in the spec's
-// directory, relative to the worker's data directory, and returns the
-// settings the spec wants (the instance keeps the ones it runs with).
-func openServer(ctx context.Context, srv *oltpv1.Server, env workload.Env) (*mysqld.Instance, []mysqld.Setting, error) {
+// openServer opens (or adopts, when it runs) the instance in the checked
+// directory with the checked binary, creating the directory beneath its
+// root, and returns the settings the spec wants (the instance keeps the
+// ones it runs with).
+func openServer(ctx context.Context, srv *oltpv1.Server, checked CheckedServer) (*mysqld.Instance, []mysqld.Setting, error) {
 	opts, err := ServerOptions(srv)
 	if err != nil {
 		return nil, nil, fmt.Errorf("oltp spec: %w", err)
 	}
-	want := opts.Settings
-	opts.Dir, opts.Detach, opts.Settings = absUnder(env.DataDir, opts.Dir), true, nil
+	if err := checked.Dir.MkdirAll(0o755); err != nil {
+		return nil, nil, fmt.Errorf("oltp managed server: %w", err)
+	}
+	want := checked.Settings // as the guard resolved them
+	opts.Dir, opts.Binary, opts.Exec = checked.Dir.String(), checked.Binary, checked.Exec
+	opts.Detach, opts.Settings = true, nil
 	in, err := mysqld.Open(ctx, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("oltp managed server: %w", err)
@@ -107,7 +113,7 @@ func openServer(ctx context.Context, srv *oltpv1.Server, env workload.Env) (*mys
 // readyServer restarts the server with the spec's settings when the phase
 // is the run's first (prepare), or when a run phase finds it stopped or
 // configured otherwise. It reports whether a snapshot was restored.
-func readyServer(ctx context.Context, in *mysqld.Instance, want []mysqld.Setting, snap, phase string) (bool, error) {
+func readyServer(ctx context.Context, in *mysqld.Instance, want []mysqld.Setting, snap *beneath.Path, phase string) (bool, error) {
 	if phase != PhasePrepare && in.Running() && slices.Equal(in.Settings(), want) {
 		return false, nil
 	}
@@ -117,9 +123,9 @@ func readyServer(ctx context.Context, in *mysqld.Instance, want []mysqld.Setting
 		}
 	}
 	restored := false
-	if snap != "" {
-		if _, err := os.Stat(snap); err == nil {
-			if err := in.Restore(ctx, snap); err != nil {
+	if snap != nil {
+		if ok, _ := snap.Exists(); ok {
+			if err := in.Restore(ctx, snap.String()); err != nil {
 				return false, err
 			}
 			restored = true
@@ -135,14 +141,14 @@ func readyServer(ctx context.Context, in *mysqld.Instance, want []mysqld.Setting
 }
 
 // takeSnapshot keeps the freshly prepared datadir for later rounds.
-func takeSnapshot(ctx context.Context, in *mysqld.Instance, snap string) error {
-	if _, err := os.Stat(snap); err == nil {
+func takeSnapshot(ctx context.Context, in *mysqld.Instance, snap beneath.Path) error {
+	if ok, _ := snap.Exists(); ok {
 		return nil
 	}
 	if err := in.Stop(ctx); err != nil {
 		return fmt.Errorf("oltp snapshot: %w", err)
 	}
-	if err := in.Snapshot(ctx, snap); err != nil {
+	if err := in.Snapshot(ctx, snap.String()); err != nil {
 		return fmt.Errorf("oltp snapshot: %w", err)
 	}
 	return in.Start(ctx)
@@ -170,12 +176,4 @@ func (w *Workload) connectTo(in *mysqld.Instance) error {
 	}
 	w.Options = o
 	return nil
-}
-
-// absUnder resolves p against dir unless it is absolute.
-func absUnder(dir, p string) string {
-	if filepath.IsAbs(p) || dir == "" {
-		return p
-	}
-	return filepath.Join(dir, p)
 }

@@ -22,12 +22,10 @@ func ServerOptions(s *oltpv1.Server) (mysqld.Options, error) {
 	o := mysqld.Options{Binary: s.GetBinary(), Dir: s.GetDir()}
 	var errs []error
 	for _, st := range s.GetSettings() {
-		text := st.GetKey()
-		if st.GetValue() != "" {
-			text += "=" + st.GetValue()
-		}
-		set, err := mysqld.ParseSetting(text)
-		if err != nil {
+		// Checked as the spec carries it: a raw spec's key cannot smuggle
+		// a "=" or a control character past a re-parse.
+		set := mysqld.Setting{Key: st.GetKey(), Value: st.GetValue()}
+		if err := set.Check(); err != nil {
 			errs = append(errs, fmt.Errorf("--mysqld-set: %w", err))
 			continue
 		}

@@ -37,7 +37,11 @@ func (w *Workload) TraceTargets() workload.TraceTargets {
 	redoDir := filepath.Join(*dir, "data")
 	for _, s := range w.Spec.GetServer().GetSettings() {
 		if strings.ReplaceAll(s.GetKey(), "-", "_") == "innodb_log_group_home_dir" && s.GetValue() != "" {
-			redoDir = absUnder(redoDir, s.GetValue())
+			if v := s.GetValue(); filepath.IsAbs(v) {
+				redoDir = v
+			} else {
+				redoDir = filepath.Join(redoDir, v)
+			}
 		}
 	}
 	for _, pat := range []string{"ib_logfile[0-9]*", "#innodb_redo/#ib_redo[0-9]*"} {
