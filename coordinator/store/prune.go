@@ -89,7 +89,7 @@ func Compact(dst, src string) error {
 	if err != nil {
 		return fmt.Errorf("compact: create %s: %w", dst, err)
 	}
-	if err := bolt.Compact(out, in, 64<<20); err != nil {
+	if err := safe(src, func() error { return bolt.Compact(out, in, 64<<20) }); err != nil {
 		out.Close()
 		return fmt.Errorf("compact %s into %s: %w", src, dst, err)
 	}

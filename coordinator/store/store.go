@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	bolt "go.etcd.io/bbolt"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/writepath/writepath/internal/echo"
 )
 
 // Store is the coordinator's bbolt file. It is safe for concurrent use.
@@ -20,26 +21,8 @@ type Store struct {
 	closeErr  error
 }
 
-// Open opens (creating if needed) the store at path. It waits at most one
-// second for the file lock, so a second coordinator on the same file fails
-// with a clear error instead of hanging. A file left by a killed coordinator
-// opens normally: bbolt's meta pages make every committed transaction
-// durable and every uncommitted one invisible.
-func Open(path string) (*Store, error) {
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
-	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", path, err)
-	}
-	s := &Store{db: db, path: path}
-	if err := s.init(); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open store %s: %w", path, err)
-	}
-	return s, nil
-}
-
 func (s *Store) init() error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		for _, name := range topBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("bucket %s: %w", name, err)
@@ -71,7 +54,7 @@ func (s *Store) Close() error {
 // transaction against the live freelist, so a concurrent commit shows as
 // "reachable freed" pages that are not a fault.
 func (s *Store) Check() error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *bolt.Tx) error {
 		var errs []error
 		for err := range tx.Check() {
 			errs = append(errs, err)
@@ -80,8 +63,10 @@ func (s *Store) Check() error {
 	})
 }
 
+// update and view run every transaction of the store: a panic or fault
+// in bbolt (a damaged file) comes back as a CorruptError naming the file.
 func (s *Store) update(fn func(*bolt.Tx) error) error {
-	err := s.db.Update(fn)
+	err := safe(s.path, func() error { return s.db.Update(fn) })
 	if errors.Is(err, bolt.ErrDatabaseNotOpen) {
 		return ErrClosed
 	}
@@ -89,7 +74,7 @@ func (s *Store) update(fn func(*bolt.Tx) error) error {
 }
 
 func (s *Store) view(fn func(*bolt.Tx) error) error {
-	err := s.db.View(fn)
+	err := safe(s.path, func() error { return s.db.View(fn) })
 	if errors.Is(err, bolt.ErrDatabaseNotOpen) {
 		return ErrClosed
 	}
@@ -113,7 +98,7 @@ func get(b *bolt.Bucket, key []byte, m proto.Message) error {
 		return ErrNotFound
 	}
 	if err := proto.Unmarshal(v, m); err != nil {
-		return fmt.Errorf("unmarshal %T %q: %w", m, key, err)
+		return &CorruptError{What: fmt.Sprintf("%T %s does not decode: %v", m, echo.Quote(string(key)), err)}
 	}
 	return nil
 }

@@ -34,7 +34,7 @@ var rules = []rule{
 		never: []string{"database/sql", "go.etcd.io/bbolt"}},
 	{pkg: "coordinator", ours: []string{"coordinator", "proto/writepath/v1", "hist", "coordinator/store", "labels", "internal/echo"},
 		never: []string{"database/sql", mod + "workload/...", mod + "mysqld"}},
-	{pkg: "coordinator/store", ours: []string{"coordinator/store", "proto/writepath/v1"}},
+	{pkg: "coordinator/store", ours: []string{"coordinator/store", "proto/writepath/v1", "internal/echo"}},
 	{pkg: "mysqld", ours: []string{"mysqld"}},
 	{pkg: "client", ours: []string{"client", "proto/writepath/v1", "hist", "coordinator", "coordinator/store", "telemetry/diskstats", "telemetry/blocktrace/series", "campaign", "labels", "internal/echo"},
 		never: []string{"database/sql", mod + "workload/...", mod + "mysqld"}},
