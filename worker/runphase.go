@@ -34,6 +34,7 @@ func (s *session) runPhase(p *phase, at time.Time) {
 	if tr := s.phaseTrace(p); tr != nil {
 		p.trace = tr
 		defer tr.Close()
+		s.follow(p) // before the load starts: a running server is followed from the first write
 	}
 	env := s.w.cfg.env()
 	env.Shard, env.Start, env.Log = p.shard, at, s.w.cfg.Log.With("run", p.runID, "phase", p.name)

@@ -63,7 +63,7 @@ func (s *session) follow(p *phase) bool {
 	if !ok || p.trace == nil {
 		return false
 	}
-	targets := t.TraceTargets()
+	targets := t.TraceTargets(s.w.cfg.env())
 	if err := p.trace.Follow(targets); err != nil {
 		s.w.cfg.Log.Warn("block tracing: follow", "run", p.runID, "phase", p.name, "err", err)
 	}

@@ -49,8 +49,6 @@ func (w *Workload) Run(ctx context.Context, phase string, env workload.Env, rec 
 		return err
 	}
 	defer in.Close() // detached: leaves the server running
-	dir := in.Dir()
-	w.trace.dir.Store(&dir)
 	if phase == PhaseCleanup {
 		// Cleanup drops the tables of the server that runs; a stopped one
 		// has nothing to clean (the next prepare restores the snapshot).

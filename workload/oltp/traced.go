@@ -5,36 +5,31 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"github.com/writepath/writepath/workload"
 )
 
 var _ workload.Traced = (*Workload)(nil)
 
-// traced remembers the managed server's instance directory once Run has
-// opened it, for TraceTargets (called by the worker's interval goroutine).
-type traced struct {
-	dir atomic.Pointer[string]
-}
-
-// TraceTargets names the managed server's process (from its pid file, so a
-// restart during the phase is followed) and its redo log files: MariaDB
+// TraceTargets names the managed server's process (from its pid file in
+// the spec's server directory, so a restart during the phase is followed)
+// and its redo log files: MariaDB
 // 10.5+'s ib_logfile0, MySQL 8.0.30+'s #innodb_redo/#ib_redo*, older
 // ib_logfile0/1. A spec without a managed server names nothing. A server
 // run with innodb_log_group_home_dir elsewhere has its redo files there.
-func (w *Workload) TraceTargets() workload.TraceTargets {
-	dir := w.trace.dir.Load()
-	if dir == nil {
+func (w *Workload) TraceTargets(env workload.Env) workload.TraceTargets {
+	d := w.Spec.GetServer().GetDir()
+	if d == "" {
 		return workload.TraceTargets{}
 	}
+	dir := underDir(env.DataDir, d)
 	var t workload.TraceTargets
-	if b, err := os.ReadFile(filepath.Join(*dir, "mysqld.pid")); err == nil {
+	if b, err := os.ReadFile(filepath.Join(dir, "mysqld.pid")); err == nil {
 		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
 			t.PIDs = []int{pid}
 		}
 	}
-	redoDir := filepath.Join(*dir, "data")
+	redoDir := filepath.Join(dir, "data")
 	for _, s := range w.Spec.GetServer().GetSettings() {
 		if strings.ReplaceAll(s.GetKey(), "-", "_") == "innodb_log_group_home_dir" && s.GetValue() != "" {
 			if v := s.GetValue(); filepath.IsAbs(v) {

@@ -55,7 +55,6 @@ type Workload struct {
 		sync.Mutex
 		reports map[string]*PhaseReport // by phase
 	}
-	trace traced // the managed server, for TraceTargets
 }
 
 var (
