@@ -8,11 +8,22 @@
   var root = document.getElementById("report");
   var charts = [];
 
+  // el builds every element of the page. Text goes in as textContent and
+  // attributes through setAttribute, never as markup: names, labels and
+  // notes come from users and workers (a group named <img onerror=...>
+  // must print as text). Nothing in this file assigns innerHTML.
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
     for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
     if (text !== undefined) e.textContent = text;
     return e;
+  }
+
+  // headRow is a table's header row of text cells.
+  function headRow(names) {
+    var tr = el("tr");
+    names.forEach(function (h) { tr.appendChild(el("th", {}, h)); });
+    return tr;
   }
 
   function chart(parent, id, option, points) {
@@ -115,7 +126,7 @@
     var ops = r.Ops || [];
     if (ops.length) {
       var t = el("table");
-      t.appendChild(el("tr")).innerHTML = "<th>op</th><th>count</th><th>mean ms</th><th>p99 ms</th><th>max ms</th>";
+      t.appendChild(headRow(["op", "count", "mean ms", "p99 ms", "max ms"]));
       ops.forEach(function (o) {
         var tr = el("tr");
         [o.Name, o.Count, (o.MeanMs || 0).toFixed(3), (o.P99Ms || 0).toFixed(3), (o.MaxMs || 0).toFixed(3)]
@@ -216,12 +227,14 @@
       series: series
     }, count(series));
     var tab = el("table");
-    var head = "<th>cell</th>";
+    var head = ["cell"];
     var dev = t.Rows.some(function (r) { return r.Aggs.some(function (a) { return a.DeviceP99 > 0; }); });
     t.Groups.forEach(function (g) {
-      head += "<th>" + g + " " + unit + "</th><th>" + g + " p99</th>" + (dev ? "<th>" + g + " dev p99</th>" : "") + "<th>Δ</th>";
+      head.push(g + " " + unit, g + " p99");
+      if (dev) head.push(g + " dev p99");
+      head.push("Δ");
     });
-    tab.appendChild(el("tr")).innerHTML = head;
+    tab.appendChild(headRow(head));
     t.Rows.forEach(function (r) {
       var tr = el("tr");
       tr.appendChild(el("td", {}, rowLabel(r)));
