@@ -3,6 +3,7 @@ package campaign
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -83,9 +84,23 @@ func (w Window) String() string {
 	return fmt.Sprintf("%s-%s", w.From, w.To)
 }
 
+// Limits on a campaign spec, checked before anything is expanded.
+const (
+	// MaxRuns bounds the runs one campaign plans: cells x groups x rounds
+	// (the coordinator refuses a larger plan, coordinator.MaxCampaignRuns).
+	MaxRuns = 10_000
+	// MaxSpecBytes bounds a spec file.
+	MaxSpecBytes = 1 << 20
+)
+
 // ParseFile reads and parses a campaign spec file.
 func ParseFile(path string) (*Spec, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("campaign spec: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxSpecBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("campaign spec: %w", err)
 	}
@@ -95,6 +110,9 @@ func ParseFile(path string) (*Spec, error) {
 // Parse parses a campaign spec. name is used in error positions
 // ("spec.yaml:12:3: ..."). Every problem found is reported (errors.Join).
 func Parse(name string, b []byte) (*Spec, error) {
+	if len(b) > MaxSpecBytes {
+		return nil, fmt.Errorf("%s: more than %d bytes, the limit for a campaign spec", name, MaxSpecBytes)
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -128,6 +146,10 @@ func (p *parser) check(s *Spec) {
 	if len(s.Groups) == 0 {
 		s.Groups = []Group{{Name: "all", Selector: map[string]string{}}}
 	}
+	if err := s.checkSize(); err != nil {
+		p.errs = append(p.errs, fmt.Errorf("%s: %w", p.file, err))
+		return // nothing may be expanded
+	}
 	if s.Baseline != "" && len(p.errs) == 0 {
 		found := false
 		for _, c := range s.Expand() {
@@ -137,6 +159,44 @@ func (p *parser) check(s *Spec) {
 			p.errs = append(p.errs, fmt.Errorf("%s: baseline %q names no cell", p.file, s.Baseline))
 		}
 	}
+}
+
+// checkSize counts the runs the spec plans without expanding it, with
+// every product saturating past MaxRuns (a 20-variable matrix or
+// rounds: 1000000000 must not be allocated to be refused).
+func (s *Spec) checkSize() error {
+	cells := 0
+	if len(s.Matrix) > 0 {
+		cells = 1
+		for _, v := range s.Matrix {
+			cells = mulSat(cells, len(v.Values))
+		}
+	}
+	cells = min(cells+len(s.Cells), MaxRuns+1)
+	runs := mulSat(mulSat(cells, len(s.Groups)), s.Rounds)
+	if runs > MaxRuns {
+		return fmt.Errorf("%s cells x %d groups x %d rounds plans more than %d runs, the limit per campaign (MaxRuns)",
+			countText(cells), len(s.Groups), s.Rounds, MaxRuns)
+	}
+	return nil
+}
+
+// mulSat is a*b, or MaxRuns+1 when that is larger.
+func mulSat(a, b int) int {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > (MaxRuns+1)/b {
+		return MaxRuns + 1
+	}
+	return min(a*b, MaxRuns+1)
+}
+
+func countText(n int) string {
+	if n > MaxRuns {
+		return fmt.Sprintf("more than %d", MaxRuns)
+	}
+	return fmt.Sprint(n)
 }
 
 func contains(list []string, s string) bool {

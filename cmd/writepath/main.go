@@ -5,29 +5,40 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
+
+	"github.com/spf13/cobra"
 
 	"github.com/writepath/writepath/internal/preempt"
 )
 
 func main() {
 	preempt.Off() // the oltp run phase's blocking reads; see the package
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := newRootCmd().ExecuteContext(ctx)
-	stop()
-	if err != nil {
-		var ec exitCode
-		if errors.As(err, &ec) {
-			os.Exit(int(ec))
-		}
-		fmt.Fprintln(os.Stderr, "writepath:", err)
-		os.Exit(1)
+	os.Exit(execute(os.Args[1:]))
+}
+
+// execute runs the command args name (extra commands join the table:
+// tests add some) and returns the exit status. SIGINT and SIGTERM cancel
+// the command's context; one that has not returned stopGrace later is
+// ended (signals.go).
+func execute(args []string, extra ...*cobra.Command) int {
+	ctx, stop := signalContext(os.Stderr)
+	defer stop()
+	root := newRootCmd()
+	root.AddCommand(extra...)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
 	}
+	var ec exitCode
+	if errors.As(err, &ec) {
+		return int(ec)
+	}
+	fmt.Fprintln(os.Stderr, "writepath:", err)
+	return 1
 }
 
 // exitCode ends the process with a status and no further message (the
