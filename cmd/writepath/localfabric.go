@@ -77,7 +77,7 @@ func (o *runOptions) connect(spec *writepathv1.RunSpec, kindArgs, hostKnobs []st
 		return nil, nil, err
 	}
 	f, err := local.Start(local.Config{Workers: o.localWorkers, DBPath: o.db,
-		Worker: worker.Config{DataDir: o.dataDir, Guard: g, Version: version, Progress: stderr, Knobs: knobs,
+		Worker: worker.Config{DataDir: o.dataDir, Guard: g, Version: version, Progress: o.progressTo(stderr), Knobs: knobs,
 			Telemetry: workerTelemetry(dirs, o.devices, stderr), Tracer: tr}})
 	if err != nil {
 		closeKnobs(knobs)
@@ -91,4 +91,12 @@ func (o *runOptions) connect(spec *writepathv1.RunSpec, kindArgs, hostKnobs []st
 		return nil, nil, fmt.Errorf("embedded fabric: %w", err)
 	}
 	return client.New(f.Control()), func() { f.Close(); closeKnobs(knobs) }, nil
+}
+
+// progressTo is where embedded workers report progress: o.progress if set.
+func (o *runOptions) progressTo(stderr io.Writer) io.Writer {
+	if o.progress != nil {
+		return o.progress
+	}
+	return stderr
 }

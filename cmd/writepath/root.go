@@ -21,7 +21,7 @@ func newRootCmd() *cobra.Command {
 		newAdviseCmd(),
 		newMysqldCmd(),
 		newCrashCmd(),
-		newFioCmd(),
+		newFioCmd(), newSysbenchCmd(),
 		newCertsCmd(),
 		newPowerlossServeCmd(),
 		newReportCmd(),

@@ -36,6 +36,12 @@ type runOptions struct {
 	host         []string // --host k=v
 	trace        traceFlags
 	allow        embeddedGuardFlags
+	// progress, if set, replaces stderr for the embedded workers' progress.
+	progress io.Writer
+	// usage, if set, prints these flags after sysbench's --help.
+	usage func(io.Writer)
+	// notes: the sysbench output's writepath notes (writepath sysbench --notes).
+	notes bool
 }
 
 func (o *runOptions) flagSet() *pflag.FlagSet {
@@ -117,6 +123,14 @@ func runKind(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if err := o.Validate(); err != nil {
 		return err
+	}
+	if wantsHelp(meta, kindArgs) {
+		return kindHelp(meta, stdout)
+	}
+	if meta.Name == "oltp" && sysbenchOrder(kindArgs) {
+		// `run oltp oltp_write_only [options] COMMAND`: sysbench's order
+		// and output, merged over the fabric.
+		return o.sysbench(ctx, kindArgs, stdout, stderr, false)
 	}
 	phases, kindArgs := leadingPhases(kindArgs, func(s string) bool { _, ok := meta.Phase(s); return ok })
 	if o.conn.coordinator == "" {

@@ -41,6 +41,10 @@ var rules = []rule{
 	{pkg: "local", ours: []string{"local", "coordinator", "coordinator/store", "worker/...", "proto/writepath/v1", "hist", "workload", "beneath", "telemetry/diskstats", "telemetry/blockdev", "hostknob",
 		"transport", "auth", "labels", "internal/echo"},
 		never: []string{"database/sql", mod + "workload/fio", mod + "workload/oltp", mod + "workload/crash"}},
+	// sysbench is the sysbench command over the oltp kind: it runs it in
+	// process or reads a fabric's results through client, never a worker.
+	// (What client itself may import is client's rule.)
+	{pkg: "sysbench", never: []string{mod + "worker/...", mod + "local", mod + "workload/fio/...", mod + "workload/crash/..."}},
 	{pkg: "campaign", ours: []string{"campaign", "hist"}},
 	{pkg: "report", ours: []string{"report", "campaign", "hist"}},
 	{pkg: "runview", ours: []string{"runview", "client", "report", "campaign", "hist", "proto/writepath/v1", "coordinator", "coordinator/store", "telemetry/diskstats", "telemetry/blocktrace/series", "labels", "internal/echo"},

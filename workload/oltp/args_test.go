@@ -88,7 +88,7 @@ func TestParseArgsReportsEveryProblem(t *testing.T) {
 		{[]string{"--mysql-db=a;b"}, []string{"--mysql-db"}},
 		{[]string{"--db-driver=pgsql"}, []string{"MySQL protocol only"}},
 		{[]string{"--histogram"}, []string{"writepath sysbench"}},
-		{[]string{"--mysql-ssl"}, []string{"TLS"}},
+		{[]string{"--mysql-compression"}, []string{"compressed protocol"}},
 		{[]string{"--mysql-host=a,b"}, []string{"one server"}},
 	}
 	for _, tt := range tests {

@@ -138,6 +138,7 @@ func (c *client) run(ctx context.Context) error {
 	for {
 		intended, began, ok := c.next(ctx)
 		if !ok {
+			c.s.limitReached()
 			return nil
 		}
 		if err := c.txn(ctx); err != nil {
@@ -239,7 +240,14 @@ func (c *client) attempt() error {
 			return err
 		}
 		c.out = req
+		var began time.Time
+		if c.th.queries != nil { // --db-debug
+			began = time.Now()
+		}
 		rows, err := c.exec(req)
+		if c.th.queries != nil {
+			c.th.queries.add(time.Since(began))
+		}
 		if err != nil {
 			return err
 		}

@@ -25,6 +25,9 @@ type CommandLine struct {
 	Notices []string
 	// Spec is what the command runs (nil for help).
 	Spec *oltpv1.Spec
+	// Seed is --rand-seed as given (0: none; the spec then has a fresh
+	// one, and sysbench's "from current time" line is printed).
+	Seed uint64
 	// Output holds the options that change only the text.
 	Output Output
 }
@@ -44,6 +47,9 @@ type Output struct {
 	Validate bool
 	// DBDebug is --db-debug: query execution statistics at debug level.
 	DBDebug bool
+	// Notes shows writepath's own notes (LevelNote), which sysbench's
+	// output has no place for.
+	Notes bool
 }
 
 // Exit ends a command early, as sysbench would: Stdout and Stderr are
@@ -89,6 +95,7 @@ func ParseCommandLine(args []string) (*CommandLine, *Exit) {
 	}
 	spec, errs := specFrom(vs)
 	if len(errs) == 0 {
+		cl.Seed = spec.RandSeed
 		spec.RandSeed = seedOf(spec.RandSeed)
 		if _, err := Resolve(spec); err != nil {
 			errs = append(errs, err)
@@ -311,7 +318,6 @@ func (cl *CommandLine) test(vs *values, rest []string) *Exit {
 
 // refusals are options writepath cannot honour when they are on, and why.
 var refusals = map[string]string{
-	"mysql_ssl":         "writepath's MySQL client does not speak TLS (after login its run phase drives the socket itself); connect without --mysql-ssl",
 	"mysql_compression": "writepath's MySQL client does not implement the compressed protocol; connect without --mysql-compression",
 	"mysql_debug":       "writepath does not use libmysqlclient, so there are no client library calls to trace; use --db-debug and --verbosity=5",
 }
@@ -444,7 +450,7 @@ func dbOptions(vs *values, s *oltpv1.Spec) error {
 		c.IgnoreErrors = append([]string(nil), vs.list("mysql-ignore-errors")...)
 	}
 	s.Connection = c
-	s.DryRun = vs.flag("mysql-dry-run")
+	s.DryRun, s.DbDebug, s.MysqlSsl = vs.flag("mysql-dry-run"), vs.flag("db-debug"), vs.flag("mysql-ssl")
 	return errors.Join(errs...)
 }
 

@@ -49,8 +49,12 @@ func mysqlConfig(c ConnOptions, withDB bool) *mysql.Config {
 // libmysqlclient does them) were measured slower here, since each of
 // dozens of threads blocked in read(2) makes the scheduler hand its P off.
 func dial(ctx context.Context, c ConnOptions, withDB bool) (*conn, error) {
+	return dialConfig(ctx, mysqlConfig(c, withDB))
+}
+
+// dialConfig is dial with a driver configuration.
+func dialConfig(ctx context.Context, cfg *mysql.Config) (*conn, error) {
 	cn := &conn{}
-	cfg := mysqlConfig(c, withDB)
 	var d net.Dialer
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		nc, err := d.DialContext(ctx, network, addr)

@@ -20,9 +20,14 @@
 // statement that changed rows is a write, any other (BEGIN, COMMIT, an
 // UPDATE or DELETE that found no row) is "other".
 //
-// Phases: prepare (one worker: tables, a parallel bulk load with multi-row
-// INSERTs, then the secondary index), run (every worker, --threads
+// Phases: prepare (one worker: per table create, a bulk load with multi-row
+// INSERTs, the secondary index; tables in parallel), prewarm (one worker,
+// only when named: sysbench's cmd_prewarm), run (every worker, --threads
 // connections each, closed loop or open loop with --rate), cleanup (one).
+//
+// The command line is sysbench's (cmdline.go: one table for the parsers
+// and the help); writepath sysbench (package sysbench) prints the phases'
+// lines (Text) and reports as sysbench does.
 //
 // Randomness follows from the spec's rand_seed: thread i of worker w draws
 // stream w*threads+i, so a spec re-run issues the same statements. Without

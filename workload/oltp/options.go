@@ -28,7 +28,7 @@ type Options struct {
 
 	Conn ConnOptions
 
-	Secondary, DryRun bool
+	Secondary, DryRun, DBDebug bool
 	// Checkpoints are --report-checkpoints; ForcedShutdown is how long
 	// after Time the run cuts transactions off (nil: never).
 	Checkpoints    []time.Duration
@@ -37,12 +37,19 @@ type Options struct {
 	// Text is where phases print sysbench's lines (nil: nowhere). It is
 	// not part of the spec: whoever runs a phase sets it.
 	Text *Text
+	// NoStatus skips the run's once-a-second sample of the server's
+	// counters (a connection of its own) when no one reads the Recorder's
+	// gauges: writepath sysbench in process opens only sysbench's
+	// connections.
+	NoStatus bool
 }
 
 // ConnOptions are sysbench's --mysql-* options.
 type ConnOptions struct {
 	Host, Socket, User, Password, DB string
 	Port                             int
+	// SSL is --mysql-ssl (see sslRefusal).
+	SSL bool
 	// IgnoreAll is --mysql-ignore-errors=all.
 	IgnoreAll bool
 	// Ignore lists error numbers to roll back and retry on.
@@ -65,6 +72,7 @@ func Resolve(spec *oltpv1.Spec) (Options, error) {
 		IndexUpdates: int(u32(spec.IndexUpdates, 1)), NonIndexUpdates: int(u32(spec.NonIndexUpdates, 1)),
 		DeleteInserts: int(u32(spec.DeleteInserts, 1)), Engine: spec.GetMysqlStorageEngine(),
 		TextProtocol: spec.GetUseTextProtocol(), Secondary: spec.GetSecondary(), DryRun: spec.GetDryRun(),
+		DBDebug: spec.GetDbDebug(),
 	}
 	for _, c := range spec.GetReportCheckpoints() {
 		o.Checkpoints = append(o.Checkpoints, secs(c))
@@ -79,6 +87,7 @@ func Resolve(spec *oltpv1.Spec) (Options, error) {
 	var errs []error
 	o.Rand, errs = resolveRand(spec)
 	c, err := resolveConn(spec.GetConnection())
+	c.SSL = spec.GetMysqlSsl()
 	o.Conn = c
 	errs = append(errs, err)
 	errs = append(errs, o.validate()...)

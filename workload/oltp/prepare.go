@@ -38,11 +38,17 @@ const (
 func Prepare(ctx context.Context, o Options, env workload.Env) error {
 	if o.DryRun {
 		// --mysql-dry-run: every statement "succeeds" without a server.
+		if o.Threads > 1 {
+			o.Text.Printf(LevelNotice, "Initializing worker threads...\n")
+		}
 		for n := 1; n <= o.Tables; n++ {
 			_ = createTable(func(string) error { return nil }, o, n)
 			_ = createIndex(func(string) error { return nil }, o, n)
 		}
 		return nil
+	}
+	if err := checkSSL(ctx, o.Conn); err != nil {
+		return err
 	}
 	c, err := dial(ctx, o.Conn, false)
 	if err != nil {
@@ -55,6 +61,9 @@ func Prepare(ctx context.Context, o Options, env workload.Env) error {
 	}
 	if _, err := c.exec("USE " + quoteIdent(o.Conn.DB)); err != nil {
 		return fmt.Errorf("prepare: use %s: %w", o.Conn.DB, err)
+	}
+	if o.Threads > 1 {
+		o.Text.Printf(LevelNotice, "Initializing worker threads...\n") // sysbench's parallel command
 	}
 	names, err := loadCharset(c)
 	if err != nil {
@@ -114,7 +123,7 @@ func connExec(c *conn) execFunc {
 
 // createTable creates table n, saying so as sysbench does.
 func createTable(exec execFunc, o Options, n int) error {
-	o.Text.Printf(LevelNotice, "Creating table 'sbtest%d'...", n)
+	o.Text.Print("Creating table 'sbtest%d'...", n)
 	if err := exec(createTableSQL(o, n)); err != nil {
 		if mysqlErrno(err) == erTableExists {
 			return fmt.Errorf("prepare: %w: %s.sbtest%d at %s: run the cleanup phase first", ErrTableExists, o.Conn.DB, n, o.Conn.where())
@@ -122,7 +131,7 @@ func createTable(exec execFunc, o Options, n int) error {
 		return fmt.Errorf("prepare: create sbtest%d: %w", n, err)
 	}
 	if o.TableSize > 0 {
-		o.Text.Printf(LevelNotice, "Inserting %d records into 'sbtest%d'", o.TableSize, n)
+		o.Text.Print("Inserting %d records into 'sbtest%d'", o.TableSize, n)
 	}
 	return nil
 }
@@ -132,7 +141,7 @@ func createIndex(exec execFunc, o Options, n int) error {
 	if !o.CreateSecondary {
 		return nil
 	}
-	o.Text.Printf(LevelNotice, "Creating a secondary index on 'sbtest%d'...", n)
+	o.Text.Print("Creating a secondary index on 'sbtest%d'...", n)
 	if err := exec(createIndexSQL(n)); err != nil {
 		return fmt.Errorf("prepare: index on sbtest%d: %w", n, err)
 	}
@@ -368,9 +377,12 @@ func drawBar(w io.Writer, done, total int64, elapsed time.Duration) {
 
 // Cleanup drops the tables.
 func Cleanup(ctx context.Context, o Options, env workload.Env) error {
+	if err := checkSSL(ctx, o.Conn); err != nil && !o.DryRun {
+		return err
+	}
 	if o.DryRun {
 		for n := 1; n <= o.Tables; n++ {
-			o.Text.Printf(LevelNotice, "Dropping table 'sbtest%d'...", n)
+			o.Text.Print("Dropping table 'sbtest%d'...", n)
 		}
 		return nil
 	}
@@ -381,7 +393,7 @@ func Cleanup(ctx context.Context, o Options, env workload.Env) error {
 	stop := c.interruptOn(ctx)
 	defer func() { stop(); c.close() }()
 	for n := 1; n <= o.Tables; n++ {
-		o.Text.Printf(LevelNotice, "Dropping table 'sbtest%d'...", n)
+		o.Text.Print("Dropping table 'sbtest%d'...", n)
 		if _, err := c.exec(dropTableSQL(n)); err != nil {
 			return fmt.Errorf("cleanup: drop sbtest%d: %w", n, err)
 		}

@@ -14,11 +14,17 @@ import (
 // at once) "Prewarming table sbtestN", ANALYZE TABLE, then a scan of the
 // primary key and a scan of every row, with in-memory temporary tables.
 func Prewarm(ctx context.Context, o Options, env workload.Env) error {
+	if o.Threads > 1 {
+		o.Text.Printf(LevelNotice, "Initializing worker threads...\n") // sysbench's parallel command
+	}
 	if o.DryRun {
 		for n := 1; n <= o.Tables; n++ {
-			o.Text.Printf(LevelNotice, "Prewarming table sbtest%d", n)
+			o.Text.Print("Prewarming table sbtest%d", n)
 		}
 		return nil
+	}
+	if err := checkSSL(ctx, o.Conn); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -53,7 +59,7 @@ func prewarmTables(ctx context.Context, o Options, next *atomic.Int64) error {
 		}
 	}
 	for n := int(next.Add(1)); n <= o.Tables; n = int(next.Add(1)) {
-		o.Text.Printf(LevelNotice, "Prewarming table sbtest%d", n)
+		o.Text.Print("Prewarming table sbtest%d", n)
 		for _, q := range prewarmSQL(n, o.TableSize) {
 			if _, err := c.queryStrings(q); err != nil {
 				if ctx.Err() != nil {

@@ -70,6 +70,9 @@ type Summary struct {
 	// the start).
 	CheckpointSec float64 `json:"checkpoint_s,omitempty"`
 
+	// Queries are the statement execution times (--db-debug only).
+	Queries *QueryStats `json:"queries,omitempty"`
+
 	// hist is the latency histogram (for --histogram); local only.
 	hist *hist.Histogram
 }
@@ -146,7 +149,7 @@ func (s *Summary) Report(t *Text) {
 		t.Printf(LevelNotice, "Latency histogram (values are in milliseconds)")
 		var b strings.Builder
 		WriteHistogram(&b, s.hist)
-		t.Log(Line{Level: LevelFatal, Text: strings.TrimSuffix(b.String(), "\n"), Stamped: true}) // printf'd: always shown
+		t.Log(Line{Level: LevelNotice, Text: strings.TrimSuffix(b.String(), "\n"), Raw: true})
 		t.Printf(LevelNotice, " ")
 	}
 	per := func(n int64) float64 { return float64(n) / math.Max(s.span(), 1e-9) }
@@ -164,8 +167,11 @@ func (s *Summary) Report(t *Text) {
 	n("    queries:                             %-6d (%.2f per sec.)", q, per(q))
 	n("    ignored errors:                      %-6d (%.2f per sec.)", s.IgnoredErrors, per(s.IgnoredErrors))
 	n("    reconnects:                          %-6d (%.2f per sec.)", s.Reconnects, per(s.Reconnects))
+	if s.Queries != nil {
+		s.Queries.report(t)
+	}
 	info := func(format string, args ...any) {
-		t.Log(Line{Level: LevelInfo, Text: fmt.Sprintf(format, args...), Stamped: true})
+		t.Log(Line{Level: LevelNote, Text: fmt.Sprintf(format, args...), Stamped: true})
 	}
 	if s.Rate > 0 {
 		info("    late transactions:                   %-6d (schedule --rate=%g fell behind by > 1 ms)", s.Late, s.Rate)

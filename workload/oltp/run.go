@@ -51,6 +51,8 @@ type thread struct {
 	// it. Written once by the thread before baseSet is.
 	base    countSnap
 	baseSet atomic.Bool
+	// queries times every statement (--db-debug only; nil otherwise).
+	queries *queryTimes
 	// ckpt is the count at the last checkpoint (summary's, under sumMu).
 	ckpt struct {
 		snap countSnap
@@ -66,6 +68,9 @@ type countSnap struct{ trx, writes, other, errors, reconnects int64 }
 // --report-checkpoints reports; the caller prints the final report.
 func Run(ctx context.Context, o Options, env workload.Env, rec *workload.Recorder) (*Summary, error) {
 	if !o.DryRun {
+		if err := checkSSL(ctx, o.Conn); err != nil {
+			return nil, err
+		}
 		if err := checkTables(ctx, o); err != nil {
 			return nil, err
 		}
@@ -76,9 +81,14 @@ func Run(ctx context.Context, o Options, env workload.Env, rec *workload.Recorde
 		return nil, err
 	}
 	defer s.close()
+	for _, verb := range []string{"started", "initialized"} {
+		for i := range s.threads {
+			o.Text.Printf(LevelDebug, "Worker thread (#%d) %s", i, verb)
+		}
+	}
 	o.Text.Printf(LevelNotice, "Threads started!\n")
 	stopStatus := func() {}
-	if !o.DryRun {
+	if !o.DryRun && !o.NoStatus {
 		stopStatus = startStatus(ctx, o.Conn, rec)
 	}
 	defer stopStatus()
@@ -88,6 +98,7 @@ func Run(ctx context.Context, o Options, env workload.Env, rec *workload.Recorde
 	stopWatch := s.watch(ctx, cancel)
 	err = s.loop(ctx)
 	end := time.Now()
+	o.Text.Printf(LevelInfo, "Done.\n")
 	checkpoints := stopWatch()
 	sum := s.summary(end, false)
 	sum.Checkpoints = checkpoints
@@ -173,6 +184,9 @@ func (s *runState) connect(ctx context.Context, shard workload.Shard) error {
 			t := &thread{counts: &Counts{}, st: newThreadStats(), trx: s.rec.Handle("trx")}
 			if s.o.Rate > 0 {
 				t.uncorr = s.rec.Handle("trx_uncorrected")
+			}
+			if s.o.DBDebug {
+				t.queries = &queryTimes{}
 			}
 			s.threads[i] = t
 		})
@@ -274,5 +288,15 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// limitReached says, as a sysbench thread does, why a client stopped.
+func (s *runState) limitReached() {
+	switch {
+	case s.o.Events > 0 && uint64(s.claimed.Load()) > s.o.Events:
+		s.o.Text.Printf(LevelInfo, "Event limit exceeded, exiting...")
+	case !s.end.IsZero() && !time.Now().Before(s.end):
+		s.o.Text.Printf(LevelInfo, "Time limit exceeded, exiting...")
 	}
 }

@@ -47,6 +47,12 @@ func (s *runState) summary(end time.Time, reset bool) *Summary {
 		if reset {
 			t.ckpt.snap, t.ckpt.set = now, true
 		}
+		if t.queries != nil {
+			if sum.Queries == nil {
+				sum.Queries = &QueryStats{}
+			}
+			*sum.Queries = sum.Queries.merge(t.queries.take(reset))
+		}
 		tt := t.st.totals(reset)
 		_ = total.Merge(tt.total) // same geometry: cannot drop
 		_ = uncorr.Merge(tt.uncorr)

@@ -19,6 +19,10 @@ const (
 	LevelNotice
 	LevelInfo
 	LevelDebug
+	// LevelNote is writepath's own: what sysbench does not print (the
+	// random seed, the schedule's late transactions, the uncorrected
+	// latency), shown only with Output.Notes.
+	LevelNote
 )
 
 func (l Level) prefix() string {
@@ -42,6 +46,9 @@ type Line struct {
 	// Stamped lines (interval and checkpoint reports) are exempt from
 	// duplicate folding, as sysbench's log_timestamp lines are.
 	Stamped bool `json:"stamped,omitempty"`
+	// Raw lines are printed as they are, whatever the verbosity (sysbench
+	// printf's them: the histogram).
+	Raw bool `json:"raw,omitempty"`
 }
 
 // maxTranscript bounds the lines a phase keeps for its summary (100,000
@@ -82,7 +89,19 @@ func (t *Text) Output() Output { return t.out }
 
 // Printf logs one message; a trailing newline is added.
 func (t *Text) Printf(l Level, format string, args ...any) {
+	if t == nil {
+		return
+	}
 	t.Log(Line{Level: l, Text: fmt.Sprintf(format, args...)})
+}
+
+// Print prints a line whatever the verbosity, as Lua's print does in a
+// sysbench script ("Creating table 'sbtest1'...").
+func (t *Text) Print(format string, args ...any) {
+	if t == nil {
+		return
+	}
+	t.Log(Line{Level: LevelNotice, Text: fmt.Sprintf(format, args...), Raw: true})
 }
 
 // Log logs one line.
@@ -100,7 +119,12 @@ func (t *Text) Log(ln Line) {
 	} else {
 		t.mu.dropped++
 	}
-	if t.mu.w == nil || ln.Level > Level(t.out.Verbosity) {
+	shown := ln.Level <= Level(t.out.Verbosity) || ln.Raw || ln.Level == LevelNote && t.out.Notes
+	if t.mu.w == nil || !shown {
+		return
+	}
+	if ln.Raw {
+		io.WriteString(t.mu.w, ln.Text+"\n")
 		return
 	}
 	text := ln.Text + "\n"

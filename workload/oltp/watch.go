@@ -75,6 +75,9 @@ func (s *runState) reportLoop(quit <-chan struct{}) {
 			return
 		}
 		now := time.Now()
+		if s.running.Load() == 0 {
+			return // the clients are done: sysbench silences its reports then
+		}
 		h.Reset()
 		var cur countSnap
 		for _, t := range s.threads {

@@ -50,6 +50,8 @@ type Workload struct {
 	// Text, if set, is where phases print sysbench's lines as they come
 	// (writepath sysbench); a worker's phases keep them for the summary.
 	Text *Text
+	// NoStatus: see Options.NoStatus.
+	NoStatus bool
 
 	mu struct {
 		sync.Mutex
@@ -94,7 +96,7 @@ type PhaseReport struct {
 // (Run, in managed.go, first readies a managed server).
 func (w *Workload) runPhase(ctx context.Context, phase string, env workload.Env, rec *workload.Recorder) error {
 	o := w.Options
-	o.Text = w.Text
+	o.Text, o.NoStatus = w.Text, w.NoStatus
 	if o.Text == nil {
 		o.Text = NewText(nil, Output{Verbosity: int(LevelNotice)})
 		o.Text.mirror = func(ln Line) {

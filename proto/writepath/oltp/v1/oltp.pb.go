@@ -162,7 +162,15 @@ type Spec struct {
 	Secondary bool `protobuf:"varint,28,opt,name=secondary,proto3" json:"secondary,omitempty"`
 	// dry_run is --mysql-dry-run: connect to nothing and pretend every
 	// statement succeeded, as sysbench's MySQL driver does.
-	DryRun        bool `protobuf:"varint,29,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	DryRun bool `protobuf:"varint,29,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// db_debug is --db-debug: time every statement for the report's query
+	// execution statistics (printed at --verbosity=5).
+	DbDebug bool `protobuf:"varint,30,opt,name=db_debug,json=dbDebug,proto3" json:"db_debug,omitempty"`
+	// mysql_ssl is --mysql-ssl: as sysbench's client, encrypt if the server
+	// offers TLS. writepath's client cannot (after login its run phase drives
+	// the socket itself), so a phase refuses a server that offers it and
+	// connects in plaintext to one that does not, as sysbench then does.
+	MysqlSsl      bool `protobuf:"varint,31,opt,name=mysql_ssl,json=mysqlSsl,proto3" json:"mysql_ssl,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -396,6 +404,20 @@ func (x *Spec) GetSecondary() bool {
 func (x *Spec) GetDryRun() bool {
 	if x != nil {
 		return x.DryRun
+	}
+	return false
+}
+
+func (x *Spec) GetDbDebug() bool {
+	if x != nil {
+		return x.DbDebug
+	}
+	return false
+}
+
+func (x *Spec) GetMysqlSsl() bool {
+	if x != nil {
+		return x.MysqlSsl
 	}
 	return false
 }
@@ -643,7 +665,7 @@ var File_writepath_oltp_v1_oltp_proto protoreflect.FileDescriptor
 
 const file_writepath_oltp_v1_oltp_proto_rawDesc = "" +
 	"\n" +
-	"\x1cwritepath/oltp/v1/oltp.proto\x12\x11writepath.oltp.v1\"\xa8\v\n" +
+	"\x1cwritepath/oltp/v1/oltp.proto\x12\x11writepath.oltp.v1\"\xe0\v\n" +
 	"\x04Spec\x12\x1b\n" +
 	"\x06tables\x18\x01 \x01(\rH\x00R\x06tables\x88\x01\x01\x12\"\n" +
 	"\n" +
@@ -680,7 +702,9 @@ const file_writepath_oltp_v1_oltp_proto_rawDesc = "" +
 	"\x12report_checkpoints\x18\x1a \x03(\rR\x11reportCheckpoints\x12;\n" +
 	"\x17forced_shutdown_seconds\x18\x1b \x01(\rH\x0eR\x15forcedShutdownSeconds\x88\x01\x01\x12\x1c\n" +
 	"\tsecondary\x18\x1c \x01(\bR\tsecondary\x12\x17\n" +
-	"\adry_run\x18\x1d \x01(\bR\x06dryRunB\t\n" +
+	"\adry_run\x18\x1d \x01(\bR\x06dryRun\x12\x19\n" +
+	"\bdb_debug\x18\x1e \x01(\bR\adbDebug\x12\x1b\n" +
+	"\tmysql_ssl\x18\x1f \x01(\bR\bmysqlSslB\t\n" +
 	"\a_tablesB\r\n" +
 	"\v_table_sizeB\n" +
 	"\n" +

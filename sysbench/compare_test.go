@@ -1,0 +1,176 @@
+package sysbench
+
+import (
+	"database/sql"
+	"strings"
+	"testing"
+)
+
+// TestHelpMatchesSysbench: `oltp_write_only help` prints what sysbench
+// prints; `--help` lists every option sysbench's does, in its layout.
+func TestHelpMatchesSysbench(t *testing.T) {
+	needPeer(t)
+	for _, args := range [][]string{
+		{"oltp_write_only", "help"},
+		{"/usr/share/sysbench/oltp_write_only.lua", "help"},
+		{"oltp_write_only", "--tables=8", "help"},
+	} {
+		same(t, args...)
+	}
+	p, o := peer(t, "", "--help"), ours(t, "", "--help")
+	if o.code != 0 || p.code != 0 {
+		t.Fatalf("--help: exit %d, sysbench %d", o.code, p.code)
+	}
+	for _, line := range strings.Split(p.stdout, "\n") {
+		if strings.HasPrefix(line, "  --") && !strings.Contains(o.stdout, line+"\n") {
+			t.Errorf("--help lacks sysbench's line %q", line)
+		}
+	}
+	if p, o := peer(t, "", "--version"), ours(t, "", "--version"); o.code != 0 || !strings.HasPrefix(o.stdout, strings.TrimSpace(p.stdout)+" ") {
+		t.Errorf("--version = %q; want it to start with sysbench's %q", o.stdout, p.stdout)
+	}
+}
+
+// TestExitsMatchSysbench: bad command lines end as sysbench ends them:
+// the same status, the same words on the same stream.
+func TestExitsMatchSysbench(t *testing.T) {
+	needPeer(t)
+	for _, args := range [][]string{
+		{"oltp_write_only", "run", "extra"},
+		{"oltp_write_only", "--threads=x", "run"},
+		{"oltp_write_only", "--report-interval=x", "run"},
+		{"oltp_write_only", "--threads=0", "run"},
+		{"oltp_write_only", "--threads", "run"},
+		{"oltp_write_only", "--forced-shutdown=x", "run"},
+		{"oltp_write_only", "--report-checkpoints=a", "run"},
+		{"oltp_write_only", "--verbosity=6", "run"},
+		{"oltp_write_only", "--percentile=101", "run"},
+		{"oltp_write_only", "--percentile=99.9", "run"},
+		{"oltp_write_only", "--percentile=0", "--histogram", "run"},
+		{"oltp_write_only", "--rand-type=zipf", "run"},
+		{"oltp_write_only", "--thread-stack-size=abc", "run"},
+		{"oltp_write_only", "--bogus=1", "help"},
+		{"oltp_write_only", "--mysql_table_options=x", "help"},
+		{"oltp_write_only", "--skip_trx=maybe", "run"},
+		{"oltp_write_only", "--histogram=maybe", "run"},
+		{"oltp_write_only", "foo"},
+		{"nosuchtest", "run"},
+		{"--num-threads=2", "--max-time=1", "--max-requests=5", "oltp_write_only", "--tables=x", "help"},
+		{"--time=0", "--events=0", "oltp_write_only", "help"},
+	} {
+		same(t, args...)
+	}
+	// Where sysbench fails deep in its Lua code, writepath refuses at the
+	// same point (after the banner, exit 1) and says why.
+	for _, args := range [][]string{
+		{"oltp_write_only"},
+		{"oltp_write_only", "--tables=x", "--time=1", "run"},
+		{"oltp_write_only", "--db-driver=foo", "run"},
+		{"oltp_write_only", "--db-ps-mode=foo", "run"},
+	} {
+		p, o := peer(t, "sb_peer", args...), ours(t, "sb_wp", args...)
+		if o.code != p.code || !strings.Contains(o.stdout, "FATAL: ") || shape(o.stdout)[0] != shape(p.stdout)[0] {
+			t.Errorf("%q: writepath\n%v\nsysbench\n%v", args, o, p)
+		}
+	}
+}
+
+// TestCommandsMatchSysbench runs prepare, prewarm, run (events, time,
+// intermediate reports, histogram, checkpoints, dry run) and cleanup with
+// both, and compares every output line's shape.
+func TestCommandsMatchSysbench(t *testing.T) {
+	needPeer(t)
+	admin(t, "DROP DATABASE IF EXISTS sb_peer", "DROP DATABASE IF EXISTS sb_wp", "CREATE DATABASE sb_peer", "CREATE DATABASE sb_wp")
+	base := []string{"oltp_write_only", "--tables=3", "--table-size=1000"}
+	cmd := func(args ...string) []string { return append(append([]string(nil), base...), args...) }
+	same(t, cmd("--threads=1", "prepare")...)
+	same(t, cmd("--threads=1", "prewarm")...)
+	sameSorted(t, cmd("--threads=2", "prewarm")...)
+	same(t, cmd("--threads=2", "--events=100", "--time=0", "run")...)
+	same(t, cmd("--threads=2", "--time=2", "--report-interval=1", "--histogram", "--percentile=99", "run")...)
+	same(t, cmd("--time=3", "--report-checkpoints=1,2", "--rand-seed=5", "--validate", "run")...)
+	same(t, cmd("--time=1", "--skip_trx", "--verbosity=1", "run")...)
+	same(t, cmd("--time=1", "--debug", "--db-debug", "run")...)
+	same(t, cmd("--time=1", "--mysql-ssl", "--mysql-ssl-cipher=AES256-SHA", "run")...) // the server has no TLS: plaintext
+	same(t, cmd("--events=50", "--time=0", "--verbosity=4", "run")...)
+	same(t, cmd("--time=1", "--mysql-dry-run", "--percentile=0", "run")...)
+	same(t, cmd("--time=3", "--rate=50", "--report-interval=1", "--point_selects=3", "--range_selects=off", "run")...)
+	same(t, cmd("cleanup")...)
+	// --secondary and --create-secondary=off change only the DDL.
+	sameSorted(t, cmd("--secondary", "--create-secondary=off", "--auto-inc=off", "--threads=2", "prepare")...)
+	same(t, cmd("--time=1", "run")...)
+	same(t, cmd("cleanup")...)
+}
+
+// TestRateBeyondReachFails: a --rate the threads cannot keep up with
+// fills sysbench's event queue: both say so and exit 1.
+func TestRateBeyondReachFails(t *testing.T) {
+	needPeer(t)
+	admin(t, "DROP DATABASE IF EXISTS sb_peer", "DROP DATABASE IF EXISTS sb_wp", "CREATE DATABASE sb_peer", "CREATE DATABASE sb_wp")
+	base := []string{"oltp_write_only", "--tables=1", "--table-size=1000"}
+	same(t, append(base, "prepare")...)
+	same(t, append(base, "--time=5", "--rate=2000000", "run")...)
+	same(t, append(base, "cleanup")...)
+}
+
+// TestForcedShutdown: a transaction still running --forced-shutdown after
+// --time (the tables are read-locked) is cut off: the report counts it,
+// the exit status is 2, for both.
+func TestForcedShutdown(t *testing.T) {
+	needPeer(t)
+	admin(t, "DROP DATABASE IF EXISTS sb_peer", "DROP DATABASE IF EXISTS sb_wp", "CREATE DATABASE sb_peer", "CREATE DATABASE sb_wp")
+	base := []string{"oltp_write_only", "--tables=1", "--table-size=1000"}
+	same(t, append(base, "prepare")...)
+	run := append(base, "--time=1", "--forced-shutdown=1", "--threads=2", "run")
+	unlock := lockFor(t, "sb_peer")
+	p := peer(t, "sb_peer", run...)
+	unlock()
+	unlock = lockFor(t, "sb_wp")
+	o := ours(t, "sb_wp", run...)
+	unlock()
+	if p.code != 2 || o.code != 2 {
+		t.Errorf("forced shutdown: exit %d, sysbench %d; want 2\n%v\n%v", o.code, p.code, o, p)
+	}
+	sameShape(t, "forced shutdown", p.stdout, o.stdout)
+	same(t, append(base, "cleanup")...)
+}
+
+// lockFor read-locks db.sbtest1 until the returned func is called: every
+// write to it waits.
+func lockFor(t *testing.T, db string) (unlock func()) {
+	t.Helper()
+	c, err := sql.Open("mysql", "root@unix("+testServer(t).Socket()+")/"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := c.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(t.Context(), "LOCK TABLES sbtest1 READ"); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		_, _ = conn.ExecContext(t.Context(), "UNLOCK TABLES")
+		conn.Close()
+		c.Close()
+	}
+}
+
+// TestNotes: writepath's own lines (the seed that repeats the run) appear
+// only when asked for; sysbench's shape stays as it is otherwise.
+func TestNotes(t *testing.T) {
+	args := []string{"oltp_write_only", "--mysql-dry-run", "--time=1", "run"}
+	var out, errb strings.Builder
+	if code := Main(t.Context(), args, Config{Version: "test", Stdout: &out, Stderr: &errb, Notes: true}); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
+	}
+	for _, want := range []string{"writepath: random seed ", "    random seed (--rand-seed):"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("with notes, the output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if o := ours(t, "", args...); o.code != 0 || strings.Contains(o.stdout, "random seed") {
+		t.Errorf("without notes:\n%v", o)
+	}
+}

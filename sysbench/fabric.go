@@ -1,0 +1,227 @@
+package sysbench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/writepath/writepath/client"
+	"github.com/writepath/writepath/hist"
+	oltpv1 "github.com/writepath/writepath/proto/writepath/oltp/v1"
+	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/workload/oltp"
+)
+
+// Fabric runs commands on a coordinator's workers.
+type Fabric struct {
+	Client *client.Client
+	// Selector and Workers choose the workers, as `writepath run` does.
+	Selector map[string]string
+	Workers  uint32
+	// PerWorker also prints each worker's own report after the merged
+	// one.
+	PerWorker bool
+}
+
+// runSpec is the run of a command: its one phase; the interval is
+// --report-interval's, and the workers print none of their own (the
+// client prints them from the merged intervals).
+func runSpec(cl *oltp.CommandLine) (*writepathv1.RunSpec, error) {
+	local := proto.Clone(cl.Spec).(*oltpv1.Spec)
+	local.ReportIntervalSeconds = 0
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(local)
+	if err != nil {
+		return nil, err
+	}
+	rs := &writepathv1.RunSpec{Spec: &anypb.Any{TypeUrl: oltp.Kind, Value: b}, Phases: []string{cl.Command},
+		Name: "sysbench " + cl.Command}
+	if n := cl.Spec.GetReportIntervalSeconds(); n > 0 {
+		rs.Interval = durationpb.New(time.Duration(n) * time.Second)
+	}
+	return rs, nil
+}
+
+// run submits the command's run, prints the merged interval lines as they
+// come, then the phase's lines and report.
+func (f *Fabric) run(ctx context.Context, cl *oltp.CommandLine, rs *writepathv1.RunSpec, text *oltp.Text) int {
+	s := cl.Spec
+	interval := s.GetReportIntervalSeconds()
+	rs.Selector, rs.Workers = f.Selector, f.Workers
+	lines := &liveLines{text: text, pct: s.GetPercentile(), interval: time.Duration(interval) * time.Second}
+	if cl.Command == oltp.PhaseRun {
+		text.Printf(oltp.LevelNotice, "Initializing worker threads...\n")
+	}
+	run, err := f.Client.Run(ctx, rs, lines.event)
+	if run == nil {
+		text.Printf(oltp.LevelFatal, "%v", err)
+		return exitFailed
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	detail, gerr := f.Client.GetRun(rctx, run.GetId())
+	if gerr != nil {
+		text.Printf(oltp.LevelFatal, "%v", gerr)
+		return exitFailed
+	}
+	return f.report(cl, text, detail, err)
+}
+
+// liveLines prints sysbench's interval line for each merged interval of
+// the run phase, and "Threads started!" when the phase starts.
+type liveLines struct {
+	text     *oltp.Text
+	pct      float64
+	interval time.Duration
+	started  bool
+	elapsed  time.Duration
+}
+
+func (l *liveLines) event(ev *writepathv1.WatchRunResponse) {
+	if r := ev.GetRun(); r != nil {
+		for _, ph := range r.GetPhases() {
+			if ph.GetName() == oltp.PhaseRun && ph.GetState() >= writepathv1.PhaseState_PHASE_STATE_STARTED && !l.started {
+				l.started = true
+				l.text.Printf(oltp.LevelNotice, "Threads started!\n")
+			}
+		}
+		return
+	}
+	mi := ev.GetInterval()
+	if mi == nil || mi.GetPhase() != oltp.PhaseRun || l.interval <= 0 {
+		return
+	}
+	span := mi.GetEnd().AsTime().Sub(mi.GetStart().AsTime())
+	if mi.GetSeconds() < l.interval.Seconds()*0.99 {
+		return // the last, partial interval: sysbench prints none
+	}
+	l.elapsed = time.Duration(mi.GetSeq()+1) * span
+	c := mi.GetCounters()
+	counts := oltp.Counts64{Transactions: c["transactions"], Writes: c["writes"], Other: c["other"],
+		Errors: c["errors"], Reconnects: c["reconnects"]}
+	var lat float64
+	if l.pct > 0 {
+		if h, err := client.Cumulative(&writepathv1.GetRunResponse{Intervals: []*writepathv1.MergedInterval{mi}}, oltp.PhaseRun, "", "trx"); err == nil {
+			lat = float64(h.Percentile(l.pct)) / 1e6
+		}
+	}
+	l.text.Log(oltp.Line{Level: oltp.LevelNotice, Stamped: true,
+		Text: oltp.IntervalLine(l.elapsed.Seconds(), mi.GetSeconds(), int(mi.GetGauges()["threads"]), counts, int(l.pct), lat)})
+}
+
+// report prints what the workers said of the phase: the lines of the one
+// worker of a prepare, prewarm or cleanup; for run, the merged checkpoint
+// reports and the merged report (then, with PerWorker, each worker's).
+func (f *Fabric) report(cl *oltp.CommandLine, text *oltp.Text, detail *writepathv1.GetRunResponse, runErr error) int {
+	run := detail.GetRun()
+	var parts []*oltp.Summary
+	var names []string
+	var phaseErr error
+	for _, ph := range run.GetPhases() {
+		for _, pw := range ph.GetWorkers() {
+			var rep oltp.PhaseReport
+			if len(pw.GetSummary()) > 0 && json.Unmarshal(pw.GetSummary(), &rep) == nil {
+				if cl.Command != oltp.PhaseRun {
+					replay(text, rep.Lines)
+				} else if rep.Run != nil {
+					parts, names = append(parts, rep.Run), append(names, pw.GetWorker())
+				}
+			}
+			if pw.GetError() != "" && phaseErr == nil {
+				phaseErr = fmt.Errorf("worker %s: %s", pw.GetWorker(), pw.GetError())
+			}
+		}
+		if ph.GetError() != "" && phaseErr == nil {
+			phaseErr = errors.New(ph.GetError())
+		}
+	}
+	status := exitOK
+	switch run.GetState() {
+	case writepathv1.RunState_RUN_STATE_FINISHED:
+	case writepathv1.RunState_RUN_STATE_PARTIAL:
+		text.Printf(oltp.LevelWarning, "run %s ended partial: workers lost: %v", run.GetId(), run.GetLost())
+		status = 3
+	default:
+		if phaseErr == nil {
+			phaseErr = fmt.Errorf("run %s %s: %s", run.GetId(), run.GetState(), run.GetReason())
+		}
+		if runErr != nil && errors.Is(runErr, context.Canceled) {
+			phaseErr = context.Canceled
+		}
+	}
+	var sum *oltp.Summary
+	if len(parts) > 0 {
+		sum = f.merge(cl, detail, parts)
+	}
+	if sum != nil {
+		for _, cp := range sum.Checkpoints {
+			text.Log(oltp.Line{Level: oltp.LevelNotice, Stamped: true, Text: oltp.CheckpointLine(cp.CheckpointSec)})
+			cp.Report(text)
+		}
+	}
+	if code := finish(text, sum, phaseErr); code != exitOK {
+		return code
+	}
+	if f.PerWorker && len(parts) > 1 {
+		for i, p := range parts {
+			text.Printf(oltp.LevelNotice, "Worker %s:", names[i])
+			p.Report(text)
+		}
+	}
+	return status
+}
+
+// replay prints a worker's messages (not its reports: those are merged).
+func replay(text *oltp.Text, lines []oltp.Line) {
+	for _, ln := range lines {
+		if !ln.Stamped {
+			text.Log(ln)
+		}
+	}
+}
+
+// merge combines the workers' summaries; the percentiles come from the
+// merged intervals of the run phase (the warm-up's and each checkpoint's
+// window left out).
+func (f *Fabric) merge(cl *oltp.CommandLine, detail *writepathv1.GetRunResponse, parts []*oltp.Summary) *oltp.Summary {
+	warm := float64(cl.Spec.GetWarmupSeconds())
+	var cps []*hist.Histogram
+	from := warm
+	for _, c := range cl.Spec.GetReportCheckpoints() {
+		cps = append(cps, window(detail, from, float64(c)))
+		from = math.Max(from, float64(c))
+	}
+	return oltp.MergeSummaries(parts, window(detail, from, math.Inf(1)), cps)
+}
+
+// window merges the run phase's trx histograms of the intervals lying in
+// [from, to) seconds from the phase start.
+func window(detail *writepathv1.GetRunResponse, from, to float64) *hist.Histogram {
+	var at time.Time
+	for _, ph := range detail.GetRun().GetPhases() {
+		if ph.GetName() == oltp.PhaseRun && ph.GetAt() != nil {
+			at = ph.GetAt().AsTime()
+		}
+	}
+	sub := &writepathv1.GetRunResponse{}
+	for _, mi := range detail.GetIntervals() {
+		if mi.GetPhase() != oltp.PhaseRun {
+			continue
+		}
+		s, e := mi.GetStart().AsTime().Sub(at).Seconds(), mi.GetEnd().AsTime().Sub(at).Seconds()
+		if s >= from-1e-3 && (e <= to+1e-3 || math.IsInf(to, 1)) {
+			sub.Intervals = append(sub.Intervals, mi)
+		}
+	}
+	h, err := client.Cumulative(sub, oltp.PhaseRun, "", "trx")
+	if err != nil {
+		return nil
+	}
+	return h
+}
