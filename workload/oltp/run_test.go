@@ -1,10 +1,14 @@
 package oltp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/writepath/writepath/workload"
 )
 
 // comStatus reads the server's statement counters.
@@ -194,4 +198,29 @@ func TestReconnectAfterKillAndRestart(t *testing.T) {
 		t.Fatal("server not restarted")
 	}
 	assertRowCounts(t, o)
+}
+
+// TestWorkerShowsReportIntervalLines: a worker's run phase (no Text of
+// its own) writes sysbench's --report-interval lines on env.Progress and
+// keeps its lines and statistics for the phase summary (JSON).
+func TestWorkerShowsReportIntervalLines(t *testing.T) {
+	s := testSpec("wp_interval_lines", 1, 500)
+	s.TimeSeconds, s.ReportIntervalSeconds = u32p(2), 1
+	prepared(t, s)
+	w, err := NewFromSpec(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progress bytes.Buffer
+	if err := w.Run(t.Context(), PhaseRun, workload.Env{Start: time.Now(), Progress: &progress}, workload.NewRecorder(time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(progress.String(), "[ 1s ] thds: 1 tps: ") {
+		t.Errorf("progress = %q; want the [ 1s ] interval line", progress.String())
+	}
+	b, _ := w.Summary(PhaseRun)
+	var rep PhaseReport
+	if err := json.Unmarshal(b, &rep); err != nil || rep.Run == nil || rep.Run.Transactions == 0 || len(rep.Lines) < 3 {
+		t.Errorf("summary = %s, %v; want the run's lines and statistics", b, err)
+	}
 }

@@ -100,7 +100,10 @@ func (w *Workload) runPhase(ctx context.Context, phase string, env workload.Env,
 	if o.Text == nil {
 		o.Text = NewText(nil, Output{Verbosity: int(LevelNotice)})
 		o.Text.mirror = func(ln Line) {
-			if ln.Level <= LevelNotice && !ln.Stamped {
+			switch {
+			case ln.Stamped && strings.HasPrefix(ln.Text, "[ ") && env.Progress != nil:
+				fmt.Fprintln(env.Progress, ln.Text) // --report-interval lines, on the worker's terminal
+			case ln.Level <= LevelNotice && !ln.Stamped:
 				env.Logger().Info(strings.TrimSpace(ln.Text))
 			}
 		}
