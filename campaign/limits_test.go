@@ -52,3 +52,19 @@ func TestSizeLimit(t *testing.T) {
 		t.Errorf("a spec over MaxSpecBytes: %v", err)
 	}
 }
+
+// TestParseErrorsEchoBounded: a long value is quoted back in a short error.
+func TestParseErrorsEchoBounded(t *testing.T) {
+	long := strings.Repeat("g", 512<<10)
+	for _, spec := range []string{
+		"name: x\nworkload: fio\nmatrix: {--a: [1]}\ngroups:\n  " + long + ": nokeyvalue\n",
+		"name: x\nworkload: " + long + "\nmatrix: {--a: [1]}\n",
+		"name: x\nworkload: fio\nmatrix: {--a: [1]}\nrounds: " + long + "\n",
+		"name: x\nworkload: fio\nmatrix: {--a: [1]}\nbaseline: " + long + "\n",
+	} {
+		_, err := Parse("x.yaml", []byte(spec))
+		if err == nil || len(err.Error()) > 600 {
+			t.Errorf("Parse with a 512 KiB value: %d-byte error; want a short refusal", len(fmt.Sprint(err)))
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/writepath/writepath/internal/echo"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -32,9 +33,9 @@ func (p *parser) fields(n *yaml.Node, known []string, handle func(key string, v 
 		k, v := n.Content[i], n.Content[i+1]
 		switch {
 		case known != nil && !contains(known, k.Value):
-			p.errorf(k, "unknown key %q (known: %s)", k.Value, strings.Join(known, ", "))
+			p.errorf(k, "unknown key %s (known: %s)", echo.Quote(k.Value), strings.Join(known, ", "))
 		case seen[k.Value]:
-			p.errorf(k, "duplicate key %q", k.Value)
+			p.errorf(k, "duplicate key %s", echo.Quote(k.Value))
 		default:
 			seen[k.Value] = true
 			handle(k.Value, v)
@@ -51,7 +52,7 @@ func (p *parser) spec(n *yaml.Node, s *Spec) {
 		case "workload":
 			s.Workload = p.str(v)
 			if !contains(knownWorkloads, s.Workload) {
-				p.errorf(v, "unknown workload %q (known: %s)", s.Workload, strings.Join(knownWorkloads, ", "))
+				p.errorf(v, "unknown workload %s (known: %s)", echo.Quote(s.Workload), strings.Join(knownWorkloads, ", "))
 			}
 		case "options":
 			s.Options = p.strs(v)
@@ -71,7 +72,7 @@ func (p *parser) spec(n *yaml.Node, s *Spec) {
 			s.Window = p.window(v)
 		case "aggregate":
 			if s.Aggregate = p.str(v); s.Aggregate != "median" {
-				p.errorf(v, "aggregate %q is not supported (use median)", s.Aggregate)
+				p.errorf(v, "aggregate %s is not supported (use median)", echo.Quote(s.Aggregate))
 			}
 		case "baseline":
 			s.Baseline = p.str(v)
@@ -103,10 +104,10 @@ func (p *parser) matrix(n *yaml.Node) []Variable {
 	p.fields(n, nil, func(key string, v *yaml.Node) {
 		vals := p.strs(v)
 		if len(vals) == 0 {
-			p.errorf(v, "matrix variable %q has no values", key)
+			p.errorf(v, "matrix variable %s has no values", echo.Quote(key))
 		}
 		if key == strings.TrimSuffix(HostPrefix, ".") || key == HostPrefix {
-			p.errorf(v, "matrix variable %q: name the knob, as host.scheduler", key)
+			p.errorf(v, "matrix variable %s: name the knob, as host.scheduler", echo.Quote(key))
 		}
 		out = append(out, Variable{Name: key, Values: vals})
 	})
@@ -148,7 +149,7 @@ func (p *parser) groups(n *yaml.Node) []Group {
 		for _, sel := range strings.Split(p.str(v), ",") {
 			k, val, ok := strings.Cut(strings.TrimSpace(sel), "=")
 			if !ok || k == "" {
-				p.errorf(v, "group %q: selector %q is not key=value", key, sel)
+				p.errorf(v, "group %s: selector %s is not key=value", echo.Quote(key), echo.Quote(sel))
 				continue
 			}
 			g.Selector[k] = val
@@ -164,12 +165,12 @@ func (p *parser) window(n *yaml.Node) Window {
 	var w Window
 	var err error
 	if w.From, err = parseSeconds(from); !ok || err != nil {
-		p.errorf(n, "window %q: want FROM-TO such as 60s-300s (or 60s-end)", s)
+		p.errorf(n, "window %s: want FROM-TO such as 60s-300s (or 60s-end)", echo.Quote(s))
 		return w
 	}
 	if to != "end" {
 		if w.To, err = parseSeconds(to); err != nil || w.To <= w.From {
-			p.errorf(n, "window %q: the end must be a duration after the start, or \"end\"", s)
+			p.errorf(n, "window %s: the end must be a duration after the start, or \"end\"", echo.Quote(s))
 		}
 	}
 	return w
@@ -212,7 +213,7 @@ func (p *parser) strs(n *yaml.Node) []string {
 func (p *parser) positive(n *yaml.Node) int {
 	v, err := strconv.Atoi(p.str(n))
 	if err != nil || v < 1 {
-		p.errorf(n, "expected a whole number >= 1, found %q", n.Value)
+		p.errorf(n, "expected a whole number >= 1, found %s", echo.Quote(n.Value))
 		return 1
 	}
 	return v
@@ -225,7 +226,7 @@ func kindName(n *yaml.Node) string {
 	case yaml.SequenceNode:
 		return "a list"
 	case yaml.ScalarNode:
-		return fmt.Sprintf("the value %q", n.Value)
+		return "the value " + echo.Quote(n.Value)
 	case yaml.AliasNode:
 		return "an alias"
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/writepath/writepath/internal/echo"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -156,7 +157,7 @@ func (p *parser) check(s *Spec) {
 			found = found || c.Label == s.Baseline
 		}
 		if !found {
-			p.errs = append(p.errs, fmt.Errorf("%s: baseline %q names no cell", p.file, s.Baseline))
+			p.errs = append(p.errs, fmt.Errorf("%s: baseline %s names no cell", p.file, echo.Quote(s.Baseline)))
 		}
 	}
 }

@@ -126,7 +126,7 @@ func checkPlan(plan *writepathv1.CampaignPlan) error {
 // are kept, the others run again.
 func (c *Coordinator) ResumeCampaign(id string) (*writepathv1.Campaign, error) {
 	if c.camps.get(id) != nil {
-		return nil, fmt.Errorf("%w: campaign %s is already running", ErrBadRequest, id)
+		return nil, fmt.Errorf("%w: campaign %s is already running", ErrBadRequest, echo.Clip(id))
 	}
 	rec, err := c.GetCampaign(id)
 	if err != nil {
@@ -183,7 +183,7 @@ func (c *Coordinator) GetCampaign(id string) (*writepathv1.Campaign, error) {
 	}
 	rec, err := c.store.GetCampaign(id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, fmt.Errorf("%w: %s", ErrCampaignNotFound, id)
+		return nil, fmt.Errorf("%w: %s", ErrCampaignNotFound, echo.Clip(id))
 	}
 	return rec, err
 }

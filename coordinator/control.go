@@ -106,7 +106,7 @@ func ReadRun(st *store.Store, req *writepathv1.GetRunRequest) (*writepathv1.GetR
 	rec, err := st.GetRun(req.GetRunId())
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("%w: %s", ErrRunNotFound, req.GetRunId())
+			return nil, fmt.Errorf("%w: %s", ErrRunNotFound, echo.Clip(req.GetRunId()))
 		}
 		return nil, err
 	}

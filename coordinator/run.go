@@ -296,7 +296,7 @@ func (c *Coordinator) Cancel(id, reason string) (*writepathv1.Run, error) {
 func (c *Coordinator) GetRun(id string) (*writepathv1.Run, error) {
 	rec, err := c.store.GetRun(id)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrRunNotFound, id)
+		return nil, fmt.Errorf("%w: %s", ErrRunNotFound, echo.Clip(id))
 	}
 	return rec, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/writepath/writepath/campaign"
 	"github.com/writepath/writepath/client"
 	"github.com/writepath/writepath/hostknob"
+	"github.com/writepath/writepath/internal/echo"
 	"github.com/writepath/writepath/local"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/worker"
@@ -93,7 +94,7 @@ func (o *localCampaignFlags) explicitLabels() ([]map[string]string, error) {
 		i, err := strconv.Atoi(idx)
 		k, v, okKV := strings.Cut(kv, "=")
 		if !ok || !okKV || k == "" || err != nil || i < 0 || i >= o.workers {
-			return nil, fmt.Errorf("--local-label %q: want I:KEY=VALUE with 0 <= I < --local-workers (%d)", l, o.workers)
+			return nil, fmt.Errorf("--local-label %s: want I:KEY=VALUE with 0 <= I < --local-workers (%d)", echo.Quote(l), o.workers)
 		}
 		out[i][k] = v
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/writepath/writepath/client"
 	"github.com/writepath/writepath/hostknob"
+	"github.com/writepath/writepath/internal/echo"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/workload"
 )
@@ -114,7 +115,7 @@ func newRunCmd() *cobra.Command {
 func runKind(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	meta, ok := workload.ByName(args[0])
 	if !ok {
-		return fmt.Errorf("unknown kind %q (kinds: %v)", args[0], kindNames())
+		return fmt.Errorf("unknown kind %s (kinds: %v)", echo.Quote(args[0]), kindNames())
 	}
 	o := &runOptions{}
 	mine, kindArgs := splitOwnFlags(args[1:], o.ownFlags())

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/writepath/writepath/internal/echo"
 	"strconv"
 	"strings"
 )
@@ -44,7 +45,7 @@ func (s *sizeFlag) Set(v string) error {
 	}
 	n, err := strconv.ParseInt(t, 10, 64)
 	if err != nil || n <= 0 || n > (1<<62)>>shift {
-		return fmt.Errorf("%q: want a positive size such as 512M or 2G", v)
+		return fmt.Errorf("%s: want a positive size such as 512M or 2G", echo.Quote(v))
 	}
 	*s = sizeFlag(n << shift)
 	return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/writepath/writepath/guard"
 	"github.com/writepath/writepath/hostknob"
+	"github.com/writepath/writepath/labels"
 	"github.com/writepath/writepath/worker"
 )
 
@@ -59,17 +60,10 @@ func (o *workerOptions) Validate() error {
 	return o.conn.tls.Validate()
 }
 
-// parseLabels parses k=v pairs.
+// parseLabels parses and bounds k=v pairs (package labels: the limits the
+// coordinator checks every Hello and selector against).
 func parseLabels(kvs []string, flag string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("%s %q: want key=value", flag, kv)
-		}
-		out[k] = v
-	}
-	return out, nil
+	return labels.Parse(kvs, flag)
 }
 
 // newWorkerCmd is `writepath worker --coordinator ADDR --name N --label k=v --data-dir DIR`.

@@ -5,6 +5,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/writepath/writepath/internal/echo"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 )
 
@@ -31,7 +32,7 @@ func (s *Store) GetCampaign(id string) (*writepathv1.Campaign, error) {
 		return get(tx.Bucket(bucketCampaigns), []byte(id), c)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("campaign %s: %w", id, err)
+		return nil, fmt.Errorf("campaign %s: %w", echo.Clip(id), err)
 	}
 	return c, nil
 }

@@ -5,6 +5,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/writepath/writepath/internal/echo"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 )
 
@@ -62,7 +63,7 @@ func (s *Store) GetInterval(runID string, phase int, seq uint32) (*writepathv1.M
 		return get(rb, intervalKey(phase, seq), m)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("interval %s/%d/%d: %w", runID, phase, seq, err)
+		return nil, fmt.Errorf("interval %s/%d/%d: %w", echo.Clip(runID), phase, seq, err)
 	}
 	return m, nil
 }
@@ -89,7 +90,7 @@ func (s *Store) Intervals(runID string) ([]*writepathv1.MergedInterval, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("intervals of %s: %w", runID, err)
+		return nil, fmt.Errorf("intervals of %s: %w", echo.Clip(runID), err)
 	}
 	return out, nil
 }
@@ -117,7 +118,7 @@ func (s *Store) WorkerIntervals(runID string) ([]WorkerSnapshot, error) {
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("worker intervals of %s: %w", runID, err)
+		return nil, fmt.Errorf("worker intervals of %s: %w", echo.Clip(runID), err)
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/writepath/writepath/internal/echo"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 )
 
@@ -29,7 +30,7 @@ func (s *Store) GetRun(id string) (*writepathv1.Run, error) {
 		return get(tx.Bucket(bucketRuns), []byte(id), r)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", id, err)
+		return nil, fmt.Errorf("run %s: %w", echo.Clip(id), err)
 	}
 	return r, nil
 }

@@ -6,12 +6,19 @@
 # inside these namespaces. With certificates from `writepath certs init`:
 #   1. a worker whose certificate comes from another CA is refused, and a
 #      plaintext coordinator (no --tls-*, no --insecure) refuses a peer
-#      that is not on loopback while its own loopback is served;
+#      that is not on loopback while its own loopback is served; a worker
+#      refuses to dial another host in plaintext without --insecure; w2's
+#      certificate (stolen) used under the name w1 is refused and w1 keeps
+#      its session;
 #   2. w3's link is cut for 10 s mid-run and restored: the run ends
 #      partial naming w3, w3 rejoins, the next run uses all three again;
 #   3. the coordinator is killed with SIGKILL mid-run and restarted on the
 #      same store: the run is interrupted, earlier runs are intact, and the
 #      workers are back within 10 s.
+#   4. a flood of idle connections and streams (1,000 that never handshake,
+#      200 TLS connections x 100 worker streams with the stolen certificate)
+#      for 12 s: the coordinator's peak RSS is printed and must stay under
+#      its 512 MiB budget, and the workers stay connected.
 # The Prometheus endpoint is scraped at the end. Everything is torn down on
 # exit, however it exits. Needs root and iproute2; bounded to 3 minutes.
 set -euo pipefail
@@ -30,7 +37,7 @@ trap 'exit 130' INT TERM
 t0=$(date +%s)
 
 step "build"
-(cd "$root" && go build -o "$work/writepath" ./cmd/writepath)
+(cd "$root" && go build -o "$work/writepath" ./cmd/writepath && go build -o "$work/streamflood" ./internal/fabrictest/streamflood)
 wp="$work/writepath"
 watchdog 180
 
@@ -82,8 +89,21 @@ if in_ns "${tag}w1" timeout 10 "$wp" workers --coordinator 10.77.0.10:7471 --ins
 fi
 grep -q 'refused plaintext connection' "$work/plain.log" || die "plaintext coordinator did not log the refusal"
 grep -q 'loopback peers only' "$work/plain.log" || die "plaintext coordinator did not say its mode"
+if in_ns "${tag}w1" timeout 10 "$wp" worker --coordinator 10.77.0.10:7471 --name w1 --data-dir "$work/w1" >"$work/plain-worker.out" 2>&1; then
+	die "a worker dialled 10.77.0.10 in plaintext without --insecure"
+fi
+grep -q -- '--insecure' "$work/plain-worker.out" || die "the plaintext worker's refusal does not say what to do: $(cat "$work/plain-worker.out")"
 kill "${pids[plain]}"; wait "${pids[plain]}" 2>/dev/null || true; unset 'pids[plain]'
-echo "plaintext from 10.77.0.11 refused; loopback served"
+echo "plaintext from 10.77.0.11 refused; loopback served; a worker refuses plaintext to another host"
+
+step "1c. w2's certificate used under the name w1 is refused"
+start "${tag}w4" stolen "$wp" worker --coordinator "$coord" --name w1 --data-dir "$work/w4" $(tls worker-w2)
+sleep 2
+grep -q 'is not the name its certificate carries' "$work/stolen.log" || die "the impostor was not refused: $(tail -3 "$work/stolen.log")"
+kill "${pids[stolen]}"; wait "${pids[stolen]}" 2>/dev/null || true; unset 'pids[stolen]'
+[ "$(grep -c 'worker connected.*worker=w1' "$work/coordinator.log")" = 1 ] || die "w1's session was replaced by the impostor"
+want_connected 3 || die "not 3 workers connected after the impostor"
+echo "stolen certificate under another name refused; w1 kept its session"
 
 scrape() {
 	in_ns "${tag}c" bash -c "exec 3<>/dev/tcp/10.77.0.10/9470; printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3; cat <&3"
@@ -144,4 +164,13 @@ echo "workers back $(( $(date +%s) - restarted )) s after the restart"
 in_ns "${tag}c" "$wp" runs list --coordinator "$coord" $cli
 
 grep -q '^writepath_workers_connected 3' <(scrape) || die "metrics after the restart: workers_connected is not 3"
-echo "netns faults: ok in $(( $(date +%s) - t0 )) s (intruder and remote plaintext refused; cut run $id partial, $after finished; killed run $killed interrupted)"
+
+step "4. a flood of idle connections and streams with the stolen certificate"
+in_ns "${tag}w4" "$work/streamflood" -coordinator "$coord" $(tls worker-w2) \
+	-raw 1000 -conns 200 -streams 100 -hold 12s -pid "${pids[coordinator]}" | tee "$work/flood.out"
+peak=$(sed -n 's/^coordinator peak RSS during the flood: \([0-9]*\) MiB.*/\1/p' "$work/flood.out")
+[ -n "$peak" ] || die "no RSS measured"
+[ "$peak" -lt 512 ] || die "coordinator RSS peaked at $peak MiB during the flood; budget 512 MiB"
+wait_for 15 "3 workers connected after the flood" want_connected 3
+echo "flood: coordinator peak RSS $peak MiB (budget 512 MiB); workers still connected"
+echo "netns faults: ok in $(( $(date +%s) - t0 )) s (intruder, impostor and remote plaintext refused; cut run $id partial, $after finished; killed run $killed interrupted; flood peak RSS $peak MiB)"

@@ -45,8 +45,8 @@ var rules = []rule{
 	// process or reads a fabric's results through client, never a worker.
 	// (What client itself may import is client's rule.)
 	{pkg: "sysbench", never: []string{mod + "worker/...", mod + "local", mod + "workload/fio/...", mod + "workload/crash/..."}},
-	{pkg: "campaign", ours: []string{"campaign", "hist"}},
-	{pkg: "report", ours: []string{"report", "campaign", "hist"}},
+	{pkg: "campaign", ours: []string{"campaign", "hist", "internal/echo"}},
+	{pkg: "report", ours: []string{"report", "campaign", "hist", "internal/echo"}},
 	{pkg: "runview", ours: []string{"runview", "client", "report", "campaign", "hist", "proto/writepath/v1", "coordinator", "coordinator/store", "telemetry/diskstats", "telemetry/blocktrace/series", "labels", "internal/echo"},
 		never: []string{"database/sql", mod + "workload/...", mod + "mysqld"}},
 	{pkg: "auth", ours: []string{"auth"}},

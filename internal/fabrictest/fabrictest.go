@@ -119,8 +119,15 @@ func overlay(base, o coordinator.Config) coordinator.Config {
 	set(&base.ReadyTimeout, o.ReadyTimeout)
 	set(&base.ValidateTimeout, o.ValidateTimeout)
 	set(&base.CancelGrace, o.CancelGrace)
+	set(&base.HelloTimeout, o.HelloTimeout)
 	if o.KeepWorkerIntervals > 0 {
 		base.KeepWorkerIntervals = o.KeepWorkerIntervals
+	}
+	if o.MaxWorkers > 0 {
+		base.MaxWorkers = o.MaxWorkers
+	}
+	if o.MaxActiveCampaigns > 0 {
+		base.MaxActiveCampaigns = o.MaxActiveCampaigns
 	}
 	return base
 }
