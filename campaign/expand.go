@@ -10,6 +10,8 @@ type Cell struct {
 	Set     []Setting // server settings: the base, then the cell's
 	Options []string  // workload options: the base, then the cell's
 	Host    []Setting // host knobs: the base, with the cell's replacing by name
+	// Disk is the cell's disk profile in `run --disk` syntax; "" none.
+	Disk string
 }
 
 // Expand returns the matrix product (the last variable varying fastest)
@@ -26,7 +28,13 @@ func (s *Spec) Expand() []Cell {
 		}
 	}
 	for _, e := range s.Cells {
-		c := Cell{Label: e.Label, Host: withSettings(s.Host, e.Host...)}
+		c := Cell{Label: e.Label, Host: withSettings(s.Host, e.Host...), Disk: s.Disk}
+		if e.Disk != "" {
+			c.Disk = e.Disk
+		}
+		if c.Disk == "none" {
+			c.Disk = ""
+		}
 		c.Set = append(append(c.Set, s.Server.Settings...), e.Set...)
 		c.Options = append(append(c.Options, s.Options...), e.Options...)
 		cells = append(cells, c)
@@ -35,7 +43,7 @@ func (s *Spec) Expand() []Cell {
 }
 
 func (s *Spec) matrixCell(idx []int) Cell {
-	c := Cell{Host: withSettings(s.Host)}
+	c := Cell{Host: withSettings(s.Host), Disk: s.Disk}
 	c.Set = append(c.Set, s.Server.Settings...)
 	c.Options = append(c.Options, s.Options...)
 	labels := make([]string, 0, len(idx))
@@ -43,6 +51,10 @@ func (s *Spec) matrixCell(idx []int) Cell {
 		val := v.Values[idx[i]]
 		labels = append(labels, strings.TrimPrefix(v.Name, "--")+"="+val)
 		switch {
+		case v.Name == "disk":
+			c.Disk = withDiskName(c.Disk, val)
+		case v.IsDisk():
+			c.Disk += "," + strings.TrimPrefix(v.Name, "disk.") + "=" + val
 		case v.IsOption():
 			c.Options = append(c.Options, v.Name+"="+val)
 		case v.IsHost():
@@ -52,6 +64,9 @@ func (s *Spec) matrixCell(idx []int) Cell {
 		}
 	}
 	c.Label = strings.Join(labels, " ")
+	if c.Disk == "none" || strings.HasPrefix(c.Disk, "none,") {
+		c.Disk = ""
+	}
 	return c
 }
 
@@ -71,6 +86,14 @@ func withSettings(base []Setting, add ...Setting) []Setting {
 		}
 	}
 	return out
+}
+
+// withDiskName replaces the profile name of a disk text, keeping its keys.
+func withDiskName(disk, name string) string {
+	if _, keys, ok := strings.Cut(disk, ","); ok {
+		return name + "," + keys
+	}
+	return name
 }
 
 // next advances idx like an odometer; false when it wrapped around.
@@ -98,6 +121,8 @@ type Planned struct {
 	Args []string
 	// Host are the run's host knobs.
 	Host []Setting
+	// Disk is the cell's disk profile (`run --disk` syntax); "" none.
+	Disk string
 }
 
 // Plan orders every cell x group x round. Rounds are the outer loop: round 1
@@ -113,7 +138,7 @@ func (s *Spec) Plan() []Planned {
 			for _, g := range s.Groups {
 				out = append(out, Planned{
 					Index: len(out), Cell: ci, Label: c.Label, Group: g.Name,
-					Selector: g.Selector, Round: r, Args: s.args(c), Host: c.Host,
+					Selector: g.Selector, Round: r, Args: s.args(c), Host: c.Host, Disk: c.Disk,
 				})
 			}
 		}

@@ -44,7 +44,7 @@ func (p *parser) fields(n *yaml.Node, known []string, handle func(key string, v 
 }
 
 func (p *parser) spec(n *yaml.Node, s *Spec) {
-	known := []string{"name", "workload", "options", "server", "host", "matrix", "cells", "groups", "rounds", "window", "aggregate", "baseline"}
+	known := []string{"name", "workload", "options", "server", "host", "matrix", "cells", "groups", "rounds", "window", "aggregate", "baseline", "disk"}
 	p.fields(n, known, func(key string, v *yaml.Node) {
 		switch key {
 		case "name":
@@ -76,8 +76,35 @@ func (p *parser) spec(n *yaml.Node, s *Spec) {
 			}
 		case "baseline":
 			s.Baseline = p.str(v)
+		case "disk":
+			s.Disk = p.disk(v)
 		}
 	})
+}
+
+// disk reads a disk profile: `run --disk` syntax as one value, or a
+// mapping with profile: NAME and the profile's keys (mount: a list or a
+// +-joined value).
+func (p *parser) disk(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		return n.Value
+	}
+	name := ""
+	var kvs []string
+	p.fields(n, nil, func(key string, v *yaml.Node) {
+		switch {
+		case key == "profile":
+			name = p.str(v)
+		case key == "mount" && v.Kind == yaml.SequenceNode:
+			kvs = append(kvs, "mount="+strings.Join(p.strs(v), "+"))
+		default:
+			kvs = append(kvs, key+"="+p.str(v))
+		}
+	})
+	if name == "" {
+		p.errorf(n, "disk: profile is required (a built-in name or custom)")
+	}
+	return strings.Join(append([]string{name}, kvs...), ",")
 }
 
 func (p *parser) server(n *yaml.Node, s *Server) {
@@ -122,8 +149,10 @@ func (p *parser) cells(n *yaml.Node) []ExplicitCell {
 	var out []ExplicitCell
 	for _, item := range n.Content {
 		var c ExplicitCell
-		p.fields(item, []string{"label", "set", "options", "host"}, func(key string, v *yaml.Node) {
+		p.fields(item, []string{"label", "set", "options", "host", "disk"}, func(key string, v *yaml.Node) {
 			switch key {
+			case "disk":
+				c.Disk = p.disk(v)
 			case "label":
 				c.Label = p.str(v)
 			case "set":

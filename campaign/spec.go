@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,6 +32,10 @@ type Spec struct {
 	// and max always reported beside it).
 	Aggregate string
 	Baseline  string // label of the baseline cell; empty: the first cell
+	// Disk is the cloud-disk profile of every run, in `run --disk`
+	// syntax ("capacity,size=4G"); empty: none. Matrix variables "disk"
+	// (the profile's name, or none) and "disk.<key>" vary it per cell.
+	Disk string
 }
 
 // Server describes the managed server the workload starts, if any.
@@ -59,6 +64,20 @@ func (v Variable) IsOption() bool { return strings.HasPrefix(v.Name, "--") }
 // IsHost reports whether the variable is a host knob.
 func (v Variable) IsHost() bool { return strings.HasPrefix(v.Name, HostPrefix) }
 
+// UsesDisk reports whether any cell has a disk profile.
+func (s *Spec) UsesDisk() bool {
+	for _, c := range s.Expand() {
+		if c.Disk != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// IsDisk reports whether the variable varies the disk profile: "disk"
+// (its name) or "disk.<key>" (one of its keys).
+func (v Variable) IsDisk() bool { return v.Name == "disk" || strings.HasPrefix(v.Name, "disk.") }
+
 // ExplicitCell is a cell named in the spec rather than produced by the
 // matrix, such as "fsync + dw on separate disk".
 type ExplicitCell struct {
@@ -66,6 +85,7 @@ type ExplicitCell struct {
 	Set     []Setting
 	Options []string
 	Host    []Setting
+	Disk    string // replaces the spec's disk profile; "none" for none
 }
 
 // Group is a named worker selector; every cell runs on every group.
@@ -146,6 +166,11 @@ func (p *parser) check(s *Spec) {
 	}
 	if len(s.Groups) == 0 {
 		s.Groups = []Group{{Name: "all", Selector: map[string]string{}}}
+	}
+	for _, v := range s.Matrix {
+		if strings.HasPrefix(v.Name, "disk.") && s.Disk == "" && !slices.ContainsFunc(s.Matrix, func(v Variable) bool { return v.Name == "disk" }) {
+			p.errs = append(p.errs, fmt.Errorf("%s: matrix variable %s needs a disk profile (disk: NAME, or a disk variable)", p.file, v.Name))
+		}
 	}
 	if err := s.checkSize(); err != nil {
 		p.errs = append(p.errs, fmt.Errorf("%s: %w", p.file, err))

@@ -165,3 +165,43 @@ cells:
 		t.Errorf("a host axis without a knob: %v; want refused with its position", err)
 	}
 }
+
+func TestDiskAxes(t *testing.T) {
+	spec := `name: d
+workload: fio
+disk: {profile: capacity, size: 2G, mount: [noatime, nodiratime]}
+matrix:
+  disk: [capacity, bare, none]
+  disk.bucket: [1000, 2000]
+cells:
+  - label: gp3 on sdb
+    disk: gp3,device=/dev/sdb
+`
+	s, err := Parse("d.yaml", []byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range s.Expand() {
+		got = append(got, c.Label+" => "+c.Disk)
+	}
+	want := []string{
+		"disk=capacity disk.bucket=1000 => capacity,size=2G,mount=noatime+nodiratime,bucket=1000",
+		"disk=capacity disk.bucket=2000 => capacity,size=2G,mount=noatime+nodiratime,bucket=2000",
+		"disk=bare disk.bucket=1000 => bare,size=2G,mount=noatime+nodiratime,bucket=1000",
+		"disk=bare disk.bucket=2000 => bare,size=2G,mount=noatime+nodiratime,bucket=2000",
+		"disk=none disk.bucket=1000 => ",
+		"disk=none disk.bucket=2000 => ",
+		"gp3 on sdb => gp3,device=/dev/sdb",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("cells:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if p := s.Plan(); p[0].Disk != want[0][strings.Index(want[0], "=> ")+3:] {
+		t.Errorf("planned disk %q", p[0].Disk)
+	}
+	_, err = Parse("e.yaml", []byte("name: e\nworkload: fio\nmatrix:\n  disk.bucket: [1]\n"))
+	if err == nil || !strings.Contains(err.Error(), "disk.bucket needs a disk profile") {
+		t.Errorf("disk.bucket without a profile: %v", err)
+	}
+}

@@ -28,6 +28,9 @@ type PlanOptions struct {
 	// HostName, if set, checks each host knob's name (hostknob.Canonical),
 	// so a misspelt knob fails the plan, naming the cell.
 	HostName func(name string) error
+	// Disk builds a cell's disk profile from its `run --disk` text; nil
+	// refuses a campaign with disk profiles.
+	Disk func(text string) (*writepathv1.DiskSpec, error)
 }
 
 // Plan expands a campaign into the ordered run list the coordinator
@@ -42,6 +45,7 @@ func Plan(spec *campaign.Spec, build SpecBuilder, o PlanOptions) (*writepathv1.C
 			Aggregate: spec.Aggregate, Baseline: spec.BaselineLabel(), Unit: UnitFor(spec.Workload)}}
 	built := map[string]*anypb.Any{}
 	checked := map[int]bool{} // cells whose host knob names were checked
+	disks := map[string]*writepathv1.DiskSpec{}
 	var errs []error
 	for _, p := range spec.Plan() {
 		args := append(append([]string(nil), p.Args...), o.Extra...)
@@ -63,6 +67,22 @@ func Plan(spec *campaign.Spec, build SpecBuilder, o PlanOptions) (*writepathv1.C
 					errs = append(errs, fmt.Errorf("%s: cell %q: %w", o.File, p.Label, err))
 				}
 			}
+		}
+		if p.Disk != "" {
+			d, seen := disks[p.Disk]
+			if !seen {
+				var err error
+				if o.Disk == nil {
+					err = errors.New("disk profiles are not available to this planner")
+				} else {
+					d, err = o.Disk(p.Disk)
+				}
+				if err != nil {
+					errs = append(errs, fmt.Errorf("%s: cell %q: disk: %w", o.File, p.Label, err))
+				}
+				disks[p.Disk] = d
+			}
+			rs.Disk = d
 		}
 		if o.Interval > 0 {
 			rs.Interval = durationpb.New(o.Interval)

@@ -17,11 +17,12 @@ type Show struct {
 	// Block and Syscalls add the kernel-evidence series (package series)
 	// to the lines.
 	Block, Syscalls bool
+	Disk            bool // a disk profile's credits and cap on the lines
 }
 
 // ParseShow parses a comma-separated --show value: lines, summary, none,
-// iostat, innodb, block, syscalls. Telemetry columns alone imply lines and
-// summary.
+// iostat, innodb, block, syscalls, disk. Telemetry columns alone imply lines
+// and summary.
 func ParseShow(s string) (Show, error) {
 	var sh Show
 	plain := false
@@ -41,8 +42,10 @@ func ParseShow(s string) (Show, error) {
 			sh.Block = true
 		case "syscalls":
 			sh.Syscalls = true
+		case "disk":
+			sh.Disk = true
 		default:
-			return Show{}, fmt.Errorf("--show %q: unknown %q; want a comma list of lines, summary, none, iostat, innodb, block, syscalls", s, w)
+			return Show{}, fmt.Errorf("--show %q: unknown %q; want a comma list of lines, summary, none, iostat, innodb, block, syscalls, disk", s, w)
 		}
 	}
 	if !plain {
@@ -142,8 +145,24 @@ func TelemetryText(mi *writepathv1.MergedInterval, sh Show) string {
 		if sh.InnoDB {
 			writeInnoDB(&b, who, wt.GetGauges())
 		}
+		if sh.Disk {
+			writeDisk(&b, who, wt.GetTelemetry().GetValues())
+		}
 	}
 	return b.String()
+}
+
+// writeDisk prints a disk profile's cap in force and credit balance
+// (package diskprofile's "disk.*" values).
+func writeDisk(b *strings.Builder, who string, v map[string]float64) {
+	iops, ok := v["disk.cap_iops"]
+	if !ok {
+		return
+	}
+	fmt.Fprintf(b, "  | %sdisk cap %s IOPS %s MB/s", who, figure(iops), figure(v["disk.cap_mbps"]))
+	if c, ok := v["disk.credits"]; ok {
+		fmt.Fprintf(b, " credits %.0f (%.0f%%)", c, v["disk.credits_pct"])
+	}
 }
 
 func writeDevices(b *strings.Builder, who string, devs []*writepathv1.DeviceStats) {

@@ -67,7 +67,8 @@ func (r *run) assign(p *phaseRun, rec *writepathv1.Run, placed []string) {
 		p.workers[w] = true
 		a := &writepathv1.Assign{RunId: r.id, Phase: p.name, Spec: rec.GetSpec().GetSpec(),
 			ShardIndex: uint32(i), ShardCount: uint32(len(placed)),
-			Interval: durationpb.New(r.d), Measured: ph.GetMeasured(), Host: rec.GetSpec().GetHost()}
+			Interval: durationpb.New(r.d), Measured: ph.GetMeasured(), Host: rec.GetSpec().GetHost(),
+			Disk: rec.GetSpec().GetDisk()}
 		if !r.sendTo(w, &writepathv1.ConnectResponse{Msg: &writepathv1.ConnectResponse_Assign{Assign: a}}) {
 			r.lose(p, w, "not connected at assignment")
 		}

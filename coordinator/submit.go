@@ -31,7 +31,7 @@ func (c *Coordinator) Submit(ctx context.Context, spec *writepathv1.RunSpec) (*w
 	if err != nil {
 		return nil, err
 	}
-	if err := c.validateOn(ctx, picked, spec.GetSpec(), spec.GetHost()); err != nil {
+	if err := c.validateOn(ctx, picked, spec); err != nil {
 		c.release(picked, rec.GetId())
 		return nil, err
 	}

@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"google.golang.org/protobuf/types/known/anypb"
-
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 )
 
@@ -17,10 +15,10 @@ type validation struct {
 	answers chan<- string // buffered for every worker of the submit
 }
 
-// validateOn asks every picked worker whether it accepts spec and the
-// run's host settings, and waits (bounded) for all answers. Refusals are
-// reported together.
-func (c *Coordinator) validateOn(ctx context.Context, picked []*session, spec *anypb.Any, host []*writepathv1.HostSetting) error {
+// validateOn asks every picked worker whether it accepts the run's kind
+// spec, host settings and disk profile, and waits (bounded) for all
+// answers. Refusals are reported together.
+func (c *Coordinator) validateOn(ctx context.Context, picked []*session, rs *writepathv1.RunSpec) error {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.ValidateTimeout)
 	defer cancel()
 	answers := make(chan string, len(picked))
@@ -33,7 +31,7 @@ func (c *Coordinator) validateOn(ctx context.Context, picked []*session, spec *a
 		c.mu.Unlock()
 		ids = append(ids, id)
 		if !s.send(&writepathv1.ConnectResponse{Msg: &writepathv1.ConnectResponse_Validate{
-			Validate: &writepathv1.Validate{RequestId: id, Spec: spec, Host: host}}}) {
+			Validate: &writepathv1.Validate{RequestId: id, Spec: rs.GetSpec(), Host: rs.GetHost(), Disk: rs.GetDisk()}}}) {
 			c.validated(s, &writepathv1.ValidateResult{RequestId: id, Error: "disconnected"})
 		}
 	}

@@ -45,7 +45,10 @@ type Run struct {
 	Block, Syscalls []Series
 	Evidence        []EvidenceRow
 	Host            []HostRow
-	Notes           []string // matched log lines, warnings
+	// Disk is a disk profile's credit balance and cap in force, drawn
+	// under the throughput chart.
+	Disk  []Series
+	Notes []string // matched log lines, warnings
 }
 
 // HostRow is one host knob on one target of one worker, as the run set
@@ -106,6 +109,7 @@ type jsonRun struct {
 	Block, Syscalls                 []Series      `json:",omitempty"`
 	Evidence                        []EvidenceRow `json:",omitempty"`
 	Host                            []HostRow     `json:",omitempty"`
+	Disk                            []Series      `json:",omitempty"`
 	Notes                           []string
 }
 
@@ -153,7 +157,7 @@ var distPercentiles = []float64{0, 10, 20, 30, 40, 50, 55, 60, 65, 70, 75, 80, 8
 func toJSON(r Run) jsonRun {
 	j := jsonRun{ID: r.ID, Title: r.Title, Kind: r.Kind, State: r.State,
 		IntervalS: r.Interval.Seconds(), Workers: r.Workers, Devices: r.Devices, InnoDB: r.InnoDB, Host: r.Host, Notes: r.Notes,
-		Block: r.Block, Syscalls: r.Syscalls, Evidence: r.Evidence}
+		Block: r.Block, Syscalls: r.Syscalls, Evidence: r.Evidence, Disk: r.Disk}
 	if !r.Started.IsZero() {
 		j.Started = r.Started.UTC().Format(time.RFC3339)
 	}

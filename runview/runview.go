@@ -30,7 +30,7 @@ func Run(r *writepathv1.GetRunResponse) (report.Run, error) {
 		return report.Run{}, err
 	}
 	out.Ops = ops
-	out.Devices, out.InnoDB = telemetrySeries(r.GetIntervals(), t)
+	out.Devices, out.InnoDB, out.Disk = telemetrySeries(r.GetIntervals(), t)
 	out.Block, out.Syscalls = traceSeries(r.GetIntervals(), t)
 	out.Evidence = evidenceRows(s)
 	out.Workers = workerRows(s)

@@ -80,3 +80,31 @@ func TestRunConvertsTelemetry(t *testing.T) {
 		t.Errorf("innodb series = %+v; want w1 and w2 pages_dirty, no threads", got.InnoDB)
 	}
 }
+
+// TestRunDiskSeries: a disk profile's cap and credits (Telemetry.values
+// "disk.*") become the report's Disk series, the raw balance left out.
+func TestRunDiskSeries(t *testing.T) {
+	ivs := []*writepathv1.MergedInterval{interval(t, 0, 10, map[string]uint64{"w1": 1}), interval(t, 1, 10, map[string]uint64{"w1": 1})}
+	for k, v := range []map[string]float64{
+		{"disk.cap_iops": 3200, "disk.cap_mbps": 96, "disk.credits": 100, "disk.credits_pct": 50},
+		{"disk.cap_iops": 800, "disk.cap_mbps": 24, "disk.credits": 0, "disk.credits_pct": 0},
+	} {
+		ivs[k].Telemetry[0].Telemetry.Values = v
+	}
+	got, err := Run(&writepathv1.GetRunResponse{Run: &writepathv1.Run{Id: "20261130-000000.000", KindName: "oltp",
+		Interval: durationpb.New(time.Second), Phases: []*writepathv1.PhaseRecord{{Name: "run"}}}, Intervals: ivs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]float64{"disk.cap_iops": {3200, 800}, "disk.cap_mbps": {96, 24}, "disk.credits_pct": {50, 0}}
+	for _, s := range got.Disk {
+		w, ok := want[s.Name]
+		if !ok || s.Values[0] != w[0] || s.Values[1] != w[1] {
+			t.Errorf("disk series %s = %v (%s)", s.Name, s.Values, s.Unit)
+		}
+		delete(want, s.Name)
+	}
+	if len(want) > 0 {
+		t.Errorf("missing disk series %v", want)
+	}
+}

@@ -19,13 +19,14 @@ var units = map[string]string{
 
 // telemetrySeries returns one series per worker, device and iostat column
 // ("vda w/s", or "worker-2:vda w/s" when several workers report), and one
-// per worker and InnoDB gauge. An interval a worker did not report is 0.
-func telemetrySeries(ivs []*writepathv1.MergedInterval, t []float64) (devices, innodb []report.Series) {
+// per worker and InnoDB gauge, and one per worker and disk-profile value
+// (credits, cap in force). An interval a worker did not report is 0.
+func telemetrySeries(ivs []*writepathv1.MergedInterval, t []float64) (devices, innodb, disk []report.Series) {
 	multi := false
 	for _, mi := range ivs {
 		multi = multi || len(mi.GetTelemetry()) > 1
 	}
-	dev, gauges := newSeriesSet(t), newSeriesSet(t)
+	dev, gauges, dp := newSeriesSet(t), newSeriesSet(t), newSeriesSet(t)
 	cols := client.SummaryColumns()
 	for k, mi := range ivs {
 		for _, wt := range mi.GetTelemetry() {
@@ -39,6 +40,12 @@ func telemetrySeries(ivs []*writepathv1.MergedInterval, t []float64) (devices, i
 					dev.at(who+d.GetDevice()+" "+c.Name, units[c.Name])[k] = c.Get(&s)
 				}
 			}
+			values := wt.GetTelemetry().GetValues()
+			for _, name := range slices.Sorted(maps.Keys(values)) {
+				if u, ok := diskUnits[name]; ok {
+					dp.at(who+name, u)[k] = values[name]
+				}
+			}
 			for _, name := range slices.Sorted(maps.Keys(wt.GetGauges())) {
 				v := wt.GetGauges()[name]
 				if strings.HasPrefix(name, "innodb.") || name == "checkpoint_age" || name == "pages_dirty" {
@@ -47,8 +54,12 @@ func telemetrySeries(ivs []*writepathv1.MergedInterval, t []float64) (devices, i
 			}
 		}
 	}
-	return dev.list(), gauges.list()
+	return dev.list(), gauges.list(), dp.list()
 }
+
+// diskUnits are package diskprofile's telemetry values.
+// The balance is charted as a share of the bucket, on its own axis.
+var diskUnits = map[string]string{"disk.credits_pct": "%", "disk.cap_iops": "IOPS", "disk.cap_mbps": "MB/s"}
 
 func gaugeUnit(name string) string {
 	if strings.HasSuffix(name, "_bytes") || name == "checkpoint_age" {

@@ -47,6 +47,9 @@ type Config struct {
 	// MinBackoff and MaxBackoff bound the reconnect delay, which doubles
 	// from Min to Max with jitter and resets once a session is welcomed.
 	MinBackoff, MaxBackoff time.Duration
+	// Disks, if set, applies runs' disk profiles around their phases; a
+	// run with a profile on a worker without it is refused.
+	Disks Disks
 	// Telemetry, if set, is sampled at each interval boundary.
 	Telemetry Telemetry
 	// Tracer, if set, traces the kernel during measured phases; its series

@@ -9,4 +9,7 @@ var (
 	ErrNoWelcome = errors.New("coordinator did not welcome the worker")
 	// ErrSilent: the coordinator went silent past the heartbeat timeout.
 	ErrSilent = errors.New("coordinator silent")
+	// ErrNoDisks: the run has a disk profile and this worker's operator
+	// did not opt in (worker --allow-disk).
+	ErrNoDisks = errors.New("this worker applies no disk profiles (its operator did not pass --allow-disk)")
 )

@@ -17,6 +17,7 @@ type phase struct {
 	d           time.Duration
 	measured    bool
 	trace       PhaseTrace // nil unless a Tracer started for this measured phase
+	disk        *writepathv1.DiskSpec
 	ctx         context.Context
 	cancel      context.CancelCauseFunc
 	host        *phaseHost // the run's host knobs, applied at assignment
@@ -46,6 +47,11 @@ func (s *session) assign(a *writepathv1.Assign) {
 		ready.Error = "phase " + s.running(a.GetRunId()) + " of this run is still running here"
 		return
 	}
+	if err := s.prepareDisk(a.GetDisk()); err != nil {
+		s.w.cfg.Log.Warn("phase refused", "run", a.GetRunId(), "phase", a.GetPhase(), "err", err)
+		ready.Error = err.Error()
+		return
+	}
 	host, err := s.w.applyHost(a.GetHost())
 	if err != nil {
 		s.w.cfg.Log.Warn("host knobs refused", "run", a.GetRunId(), "phase", a.GetPhase(), "err", err)
@@ -54,7 +60,7 @@ func (s *session) assign(a *writepathv1.Assign) {
 	}
 	ready.Host = host.results()
 	ctx, cancel := context.WithCancelCause(s.ctx)
-	p := &phase{runID: a.GetRunId(), name: a.GetPhase(), wl: wl, d: d, measured: a.GetMeasured(),
+	p := &phase{runID: a.GetRunId(), name: a.GetPhase(), wl: wl, d: d, measured: a.GetMeasured(), disk: a.GetDisk(),
 		shard: workload.Shard{Index: int(a.GetShardIndex()), Count: int(a.GetShardCount())}, ctx: ctx, cancel: cancel, host: host}
 	s.mu.Lock()
 	old := s.mu.phases[a.GetRunId()]
@@ -109,6 +115,14 @@ func (s *session) releaseUnstarted() {
 		p.cancel(nil)
 		s.restoreHost(p)
 	}
+}
+
+// prepareDisk checks a phase's disk profile and readies its target.
+func (s *session) prepareDisk(spec *writepathv1.DiskSpec) error {
+	if err := s.w.cfg.checkDisk(spec); err != nil || spec == nil {
+		return err
+	}
+	return s.w.cfg.Disks.Prepare(spec)
 }
 
 // start launches an assigned phase at its common start.

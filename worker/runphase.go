@@ -20,17 +20,33 @@ import (
 func (s *session) runPhase(p *phase, at time.Time) {
 	defer s.forget(p)
 	defer p.cancel(nil)
+	hold, err := s.applyDisk(p)
+	if err != nil {
+		msg := err.Error()
+		if e := s.restoreHost(p); e != "" {
+			msg += "; " + e
+		}
+		s.done(p.runID, p.name, msg, false, nil)
+		return
+	}
+	defer s.restoreDisk(p, hold) // a safety net: restored before PhaseDone below
 	if !sleepUntil(p.ctx, at) {
 		msg := "cancelled before the start: " + cause(p.ctx)
 		if e := s.restoreHost(p); e != "" {
 			msg += "; " + e
 		}
+		s.restoreDisk(p, hold)
 		s.done(p.runID, p.name, msg, true, nil)
 		return
 	}
 	rec := workload.NewRecorder(at)
 	tel, release := s.phaseTelemetry()
 	defer release()
+	if hold != nil {
+		var releaseDisk func()
+		tel, releaseDisk = diskTelemetry(tel, hold, sampledDevices(s.w.cfg.Telemetry))
+		defer releaseDisk()
+	}
 	if tr := s.phaseTrace(p); tr != nil {
 		p.trace = tr
 		defer tr.Close()
@@ -42,7 +58,7 @@ func (s *session) runPhase(p *phase, at time.Time) {
 		RunId: p.runID, Phase: p.name, Started: timestamppb.Now()}}})
 	errc := make(chan error, 1)
 	go func() { errc <- p.wl.Run(p.ctx, p.name, env, rec) }() // owned: runPhase receives from errc
-	err := s.tickUntilDone(p, rec, tel, at, errc)
+	err = s.tickUntilDone(p, rec, tel, at, errc)
 	errText, cancelled := "", false
 	switch {
 	case p.ctx.Err() != nil:
@@ -61,7 +77,38 @@ func (s *session) runPhase(p *phase, at time.Time) {
 	if e := s.restoreHost(p); e != "" {
 		errText = strings.TrimPrefix(errText+"; "+e, "; ")
 	}
+	if e := s.restoreDisk(p, hold); e != "" {
+		errText = strings.TrimPrefix(errText+"; "+e, "; ")
+	}
 	s.done(p.runID, p.name, errText, cancelled, summary)
+}
+
+// applyDisk puts a phase's disk caps in force before its start.
+func (s *session) applyDisk(p *phase) (DiskHold, error) {
+	if p.disk == nil {
+		return nil, nil
+	}
+	if s.w.cfg.Disks == nil {
+		return nil, fmt.Errorf("disk profile %s: %w", p.disk.GetName(), ErrNoDisks)
+	}
+	h, err := s.w.cfg.Disks.Apply(p.disk)
+	if err != nil {
+		return nil, fmt.Errorf("disk profile %s: %w", p.disk.GetName(), err)
+	}
+	return h, nil
+}
+
+// restoreDisk removes a phase's caps; a failure is logged (the journal
+// keeps the change for the worker's next start).
+func (s *session) restoreDisk(p *phase, h DiskHold) string {
+	if h == nil {
+		return ""
+	}
+	if err := h.Restore(); err != nil {
+		s.w.cfg.Log.Error("disk profile not restored", "run", p.runID, "phase", p.name, "err", err)
+		return "disk profile not restored: " + err.Error()
+	}
+	return ""
 }
 
 // tickUntilDone sends an interval at every boundary until the workload

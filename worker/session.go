@@ -126,6 +126,9 @@ func (s *session) handle(m *writepathv1.ConnectResponse) {
 		} else if err := s.w.checkHost(msg.Validate.GetHost()); err != nil {
 			s.w.cfg.Log.Warn("host knobs refused", "err", err)
 			res.Error = err.Error()
+		} else if err := s.w.cfg.checkDisk(msg.Validate.GetDisk()); err != nil {
+			s.w.cfg.Log.Warn("disk profile refused", "err", err)
+			res.Error = err.Error()
 		}
 		s.send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_ValidateResult{ValidateResult: res}})
 	case *writepathv1.ConnectResponse_Assign:

@@ -15,6 +15,7 @@ import (
 
 	"github.com/writepath/writepath/campaign"
 	"github.com/writepath/writepath/client"
+	"github.com/writepath/writepath/diskprofile"
 	"github.com/writepath/writepath/hostknob"
 	"github.com/writepath/writepath/internal/echo"
 	"github.com/writepath/writepath/local"
@@ -33,6 +34,9 @@ type localCampaignFlags struct {
 	// allowHost is --allow-host: the host knobs the embedded workers may
 	// change for the campaign's runs.
 	allowHost []string
+	// allowDisk is --allow-disk: what the campaign's disk profiles may
+	// throttle (loop, device paths, all).
+	allowDisk []string
 	allow     embeddedGuardFlags
 }
 
@@ -44,6 +48,7 @@ func (o *localCampaignFlags) AddFlags(cmd *cobra.Command) {
 	f.StringVar(&o.dataDir, "data-dir", ".", "embedded fabric: the workers' data directory")
 	f.DurationVar(&o.interval, "interval", 0, "reporting interval (default the coordinator's, 1s)")
 	f.StringSliceVar(&o.allowHost, "allow-host", nil, "embedded fabric: host knobs the spec's runs may set (scheduler,nr_requests,...; all); needs root")
+	f.StringSliceVar(&o.allowDisk, "allow-disk", nil, "embedded fabric: what the spec's disk profiles may throttle (loop: loop filesystems in the data dir; device paths; all); needs root")
 	o.allow.addFlagSet(f)
 }
 
@@ -60,13 +65,16 @@ func (o *localCampaignFlags) Validate() error {
 	if _, err := hostknob.ParseAllow(o.allowHost); err != nil {
 		return err
 	}
+	if _, err := diskprofile.ParseAllow(o.allowDisk); err != nil {
+		return err
+	}
 	_, err := o.explicitLabels()
 	return err
 }
 
 // knobs opens the embedded workers' host knobs: what --allow-host names,
 // which must cover every knob the spec sets.
-func (o *localCampaignFlags) knobs(spec *campaign.Spec, stderr io.Writer) (*hostknob.Host, error) {
+func (o *localCampaignFlags) knobs(spec *campaign.Spec, stderr io.Writer) (*hostknob.Host, *disks, error) {
 	allow, _ := hostknob.ParseAllow(o.allowHost) // checked by Validate
 	var refused []string
 	for _, c := range spec.Expand() {
@@ -77,10 +85,14 @@ func (o *localCampaignFlags) knobs(spec *campaign.Spec, stderr io.Writer) (*host
 		}
 	}
 	if len(refused) > 0 {
-		return nil, fmt.Errorf("campaign %s sets host knobs %s: add --allow-host %s (or all) to let the embedded workers change them (as root)",
+		return nil, nil, fmt.Errorf("campaign %s sets host knobs %s: add --allow-host %s (or all) to let the embedded workers change them (as root)",
 			spec.Name, strings.Join(refused, ", "), strings.Join(refused, ","))
 	}
-	return openKnobs(o.dataDir, allow, "--allow-host", knobsLog(stderr))
+	allowDisk, _ := diskprofile.ParseAllow(o.allowDisk) // checked by Validate
+	if spec.UsesDisk() && allowDisk.Empty() {
+		return nil, nil, fmt.Errorf("campaign %s has disk profiles: add --allow-disk loop (or the devices it names, or all) to let the embedded workers throttle them (as root)", spec.Name)
+	}
+	return openHostChanges(o.dataDir, allow, allowDisk, "--allow-host/--allow-disk", knobsLog(stderr))
 }
 
 // explicitLabels parses --local-label I:KEY=VALUE into labels per worker.
@@ -139,18 +151,19 @@ func (o *localCampaignFlags) start(spec *campaign.Spec, plans []*writepathv1.Cam
 	if err != nil {
 		return nil, nil, err
 	}
-	knobs, err := o.knobs(spec, stderr)
+	knobs, d, err := o.knobs(spec, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
 	f, err := local.Start(local.Config{DBPath: o.db,
 		Worker: worker.Config{DataDir: o.dataDir, Guard: g, Version: version, Progress: io.Discard, Knobs: knobs,
-			Telemetry: workerTelemetry([]string{o.dataDir}, nil, stderr)}})
+			Telemetry: workerTelemetry([]string{o.dataDir}, nil, stderr), Disks: d.workerDisks()}})
 	if err != nil {
+		closeDisks(d, stderr)
 		closeKnobs(knobs)
 		return nil, nil, fmt.Errorf("embedded fabric: %w", err)
 	}
-	stop := func() { f.Close(); closeKnobs(knobs) }
+	stop := func() { f.Close(); closeDisks(d, stderr); closeKnobs(knobs) }
 	for _, l := range labels {
 		name, err := f.AddWorker(l)
 		if err != nil {

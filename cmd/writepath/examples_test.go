@@ -19,11 +19,12 @@ import (
 // does before submitting anything.
 func TestExamplesPlan(t *testing.T) {
 	files, err := filepath.Glob("../../examples/*.yaml")
-	if err != nil || len(files) < 5 {
-		t.Fatalf("examples: %v, %v; want at least 5", files, err)
+	if err != nil || len(files) < 8 {
+		t.Fatalf("examples: %v, %v; want at least 8", files, err)
 	}
 	cells := map[string]int{"flush-method-doublewrite.yaml": 6, "log-write-ahead-size.yaml": 3, "fio-scheduler.yaml": 4,
-		"linux-io-stack.yaml": 4, "nvme-write-cache.yaml": 5}
+		"linux-io-stack.yaml": 4, "nvme-write-cache.yaml": 5,
+		"cloud-io-capacity.yaml": 4, "cloud-flush-method-doublewrite.yaml": 8, "cloud-crash-recovery.yaml": 4}
 	// Host knobs the examples set, per file: every planned run carries them.
 	knobs := map[string][]string{"fio-scheduler.yaml": {"scheduler"}, "linux-io-stack.yaml": {"scheduler", "nr_requests"},
 		"nvme-write-cache.yaml": nil}
@@ -36,7 +37,7 @@ func TestExamplesPlan(t *testing.T) {
 			if want, ok := cells[filepath.Base(f)]; ok && len(spec.Expand()) != want {
 				t.Errorf("%d cells; want %d", len(spec.Expand()), want)
 			}
-			plan, err := client.Plan(spec, buildKindSpec(spec.Workload), client.PlanOptions{File: f, HostName: checkHostName})
+			plan, err := client.Plan(spec, buildKindSpec(spec.Workload), client.PlanOptions{File: f, HostName: checkHostName, Disk: diskSpec})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,6 +50,12 @@ func TestExamplesPlan(t *testing.T) {
 			}
 			if want := len(spec.Expand()) * len(spec.Groups) * spec.Rounds; len(plan.GetRuns()) != want {
 				t.Errorf("%d planned runs; want %d", len(plan.GetRuns()), want)
+			}
+			for _, r := range plan.GetRuns() {
+				if strings.HasPrefix(filepath.Base(f), "cloud-") && strings.Contains(r.GetCell(), "disk=capacity-mini") &&
+					r.GetSpec().GetDisk().GetBaselineIops() != 100 {
+					t.Errorf("run %q: disk %v; want capacity-mini's caps", r.GetCell(), r.GetSpec().GetDisk())
+				}
 			}
 		})
 	}
@@ -72,7 +79,7 @@ func TestExamplesGuardedEmbedded(t *testing.T) {
 				// this machine's free space.
 				t.Skip("fio example: nothing beyond the data dir to allow")
 			}
-			plan, err := client.Plan(spec, buildKindSpec(spec.Workload), client.PlanOptions{File: f})
+			plan, err := client.Plan(spec, buildKindSpec(spec.Workload), client.PlanOptions{File: f, Disk: diskSpec})
 			if err != nil {
 				t.Fatal(err)
 			}

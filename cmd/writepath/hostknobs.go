@@ -4,36 +4,20 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/writepath/writepath/diskprofile"
 	"github.com/writepath/writepath/hostknob"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 )
 
 // openKnobs opens the host-knob applier of a worker (or of the embedded
-// fabric's workers) on dataDir. Without an allow-list it is opened only
-// when a journal is there, to restore what a killed worker left changed;
-// a run with host knobs is then refused by the worker. Changing knobs
-// needs root.
+// fabric's workers) on dataDir, without disk profiles (openHostChanges):
+// the journal still restores what a killed run's profile left changed.
 func openKnobs(dataDir string, allow hostknob.Allow, flag string, log *slog.Logger) (*hostknob.Host, error) {
-	if allow.Empty() {
-		if _, err := os.Stat(filepath.Join(dataDir, hostknob.JournalName)); err != nil {
-			return nil, nil
-		}
-	} else if uid := os.Geteuid(); uid != 0 {
-		return nil, fmt.Errorf("%s: host knobs change sysfs, sysctls and mounts, which needs root (running as uid %d)", flag, uid)
-	}
-	h, err := hostknob.Open(hostknob.Config{Dir: dataDir, Allow: allow, Log: log})
-	if h == nil {
-		return nil, fmt.Errorf("%s: %w", flag, err)
-	}
-	if err != nil {
-		log.Error("host knobs refused until a restart restores them", "err", err) // load without knobs still runs
-	}
-	return h, nil
+	h, _, err := openHostChanges(dataDir, allow, diskprofile.Allow{}, flag, log)
+	return h, err
 }
 
 // closeKnobs closes h if it was opened.

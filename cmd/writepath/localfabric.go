@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/writepath/writepath/client"
+	"github.com/writepath/writepath/diskprofile"
 	"github.com/writepath/writepath/local"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/worker"
@@ -72,25 +73,36 @@ func (o *runOptions) connect(spec *writepathv1.RunSpec, kindArgs, hostKnobs []st
 	if err != nil {
 		return nil, nil, err
 	}
-	knobs, err := openKnobs(o.dataDir, allow, "--host", knobsLog(stderr))
+	knobs, d, err := openHostChanges(o.dataDir, allow, embeddedDiskAllow(spec.GetDisk() != nil), "--host/--disk", knobsLog(stderr))
 	if err != nil {
 		return nil, nil, err
 	}
+	stop := func() { closeDisks(d, stderr); closeKnobs(knobs) }
 	f, err := local.Start(local.Config{Workers: o.localWorkers, DBPath: o.db,
 		Worker: worker.Config{DataDir: o.dataDir, Guard: g, Version: version, Progress: o.progressTo(stderr), Knobs: knobs,
-			Telemetry: workerTelemetry(dirs, o.devices, stderr), Tracer: tr}})
+			Telemetry: workerTelemetry(dirs, o.devices, stderr), Tracer: tr, Disks: d.workerDisks()}})
 	if err != nil {
-		closeKnobs(knobs)
+		stop()
 		return nil, nil, fmt.Errorf("embedded fabric: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := f.WaitWorkers(ctx, o.localWorkers); err != nil {
 		f.Close()
-		closeKnobs(knobs)
+		stop()
 		return nil, nil, fmt.Errorf("embedded fabric: %w", err)
 	}
-	return client.New(f.Control()), func() { f.Close(); closeKnobs(knobs) }, nil
+	return client.New(f.Control()), func() { f.Close(); stop() }, nil
+}
+
+// embeddedDiskAllow is an embedded fabric's opt-in: the user who names a
+// profile on the command line is the operator, so loop filesystems and
+// any device but the root filesystem's are allowed.
+func embeddedDiskAllow(wanted bool) diskprofile.Allow {
+	if wanted {
+		return diskprofile.AllowAll()
+	}
+	return diskprofile.Allow{}
 }
 
 // progressTo is where embedded workers report progress: o.progress if set.

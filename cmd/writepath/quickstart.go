@@ -162,7 +162,7 @@ func (o *quickstartOptions) plan(ctx context.Context, local *localCampaignFlags,
 	if err != nil {
 		return plannedStep{}, nil, err
 	}
-	plan, err := client.Plan(spec, buildKindSpec(spec.Workload), client.PlanOptions{File: spec.Name + ".yaml", Text: text, Extra: extra})
+	plan, err := client.Plan(spec, buildKindSpec(spec.Workload), client.PlanOptions{File: spec.Name + ".yaml", Text: text, Extra: extra, Disk: diskSpec})
 	if err != nil {
 		cleanup()
 		return plannedStep{}, nil, err

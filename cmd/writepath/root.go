@@ -20,7 +20,7 @@ func newRootCmd() *cobra.Command {
 		newCoordinatorCmd(), newWorkerCmd(), newRunCmd(), newRunsCmd(), newWorkersCmd(), newCancelCmd(),
 		newAdviseCmd(),
 		newMysqldCmd(),
-		newCrashCmd(),
+		newCrashCmd(), newDiskCmd(),
 		newFioCmd(), newSysbenchCmd(),
 		newCertsCmd(),
 		newPowerlossServeCmd(),

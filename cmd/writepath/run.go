@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/writepath/writepath/client"
+	"github.com/writepath/writepath/diskprofile"
 	"github.com/writepath/writepath/hostknob"
 	"github.com/writepath/writepath/internal/echo"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
@@ -35,6 +36,7 @@ type runOptions struct {
 	show         string
 	devices      []string
 	host         []string // --host k=v
+	disk         string   // --disk PROFILE
 	trace        traceFlags
 	allow        embeddedGuardFlags
 	// progress, if set, replaces stderr for the embedded workers' progress.
@@ -58,6 +60,8 @@ func (o *runOptions) flagSet() *pflag.FlagSet {
 	f.StringVar(&o.show, "show", "lines,summary", "what to print, comma-separated: lines, summary, none; iostat, innodb, block and syscalls add telemetry and kernel series to the lines")
 	f.StringSliceVar(&o.devices, "devices", nil, "embedded fabric: also sample these block devices beside the data dir's")
 	f.StringArrayVar(&o.host, "host", nil, "host knob k=v every worker sets around each phase and restores (scheduler=none, nr_requests=512, dirty_ratio=20, mount=noatime,...; repeatable); embedded: needs root")
+	f.StringVar(&o.disk, "disk", "", "a cloud-disk profile around every phase: a built-in ("+strings.Join(diskprofile.BuiltinNames(), ", ")+
+		") or custom, with key=value overrides, e.g. capacity,bucket=50000,size=4G (a loop filesystem at DATA-DIR/disk) or gp3,device=/dev/sdb; embedded: needs root")
 	o.trace.addFlagSet(f)
 	o.allow.addFlagSet(f)
 	return f
@@ -80,6 +84,9 @@ func (o *runOptions) Validate() error {
 	if _, err := client.ParseShow(o.show); err != nil {
 		return err
 	}
+	if _, err := diskSpec(o.disk); err != nil {
+		return fmt.Errorf("--disk: %w", err)
+	}
 	if _, err := parseHostFlags(o.host); err != nil {
 		return err
 	}
@@ -97,9 +104,10 @@ func newRunCmd() *cobra.Command {
 			"Other arguments go to the kind in its own syntax (fio options or job files, sysbench options);\n" +
 			"writepath's flags: --coordinator --tls-cert --tls-key --tls-ca --tls-server-name --token-file --workers --select --local-workers --db --data-dir --devices --interval --json\n" +
 			"--host k=v (a host knob each worker sets around every phase and restores: " + strings.Join(hostknob.Names(), ", ") + "; `writepath worker --help` says what each sets)\n" +
+			"--disk PROFILE (a cloud-disk profile each worker applies around every phase: `writepath disk profiles`)\n" +
 			"--no-trace --trace-pid --trace-comm --trace-redo (embedded fabric: eBPF block-layer and syscall series)\n" +
 			"--allow-path --allow-setting (embedded fabric: its workers may use only the data dir and what the kind's options name)\n" +
-			"--show (lines, summary, none; iostat, innodb, block and syscalls add telemetry and kernel series to the lines).\n" +
+			"--show (lines, summary, none; iostat, innodb, block, syscalls and disk add telemetry and kernel series to the lines).\n" +
 			"Exit status: 0 finished, 3 partial (a worker was lost), 1 otherwise.",
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -171,8 +179,9 @@ func (o *runOptions) buildSpec(meta workload.Meta, phases, kindArgs []string) (*
 	}
 	sel, _ := parseLabels(o.selectors, "--select")
 	host, _ := parseHostFlags(o.host) // checked by Validate
+	disk, _ := diskSpec(o.disk)       // checked by Validate
 	spec := &writepathv1.RunSpec{Spec: &anypb.Any{TypeUrl: meta.Kind, Value: b}, Phases: phases,
-		Selector: sel, Workers: o.workers, Host: host}
+		Selector: sel, Workers: o.workers, Host: host, Disk: disk}
 	if o.interval > 0 {
 		spec.Interval = durationpb.New(o.interval)
 	}

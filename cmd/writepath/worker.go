@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/writepath/writepath/diskprofile"
 	"github.com/writepath/writepath/guard"
 	"github.com/writepath/writepath/hostknob"
 	"github.com/writepath/writepath/labels"
@@ -26,6 +27,8 @@ type workerOptions struct {
 	maxJobMemory                                 sizeFlag
 	// allowHost is --allow-host: the host knobs runs may change.
 	allowHost []string
+	// allowDisk is --allow-disk: what runs' disk profiles may throttle.
+	allowDisk []string
 	trace     traceFlags
 }
 
@@ -44,6 +47,7 @@ func (o *workerOptions) AddFlags(cmd *cobra.Command) {
 	f.Var(&o.maxJobMemory, "max-job-memory", "the most I/O buffer memory one job may hold (fio: bs x iodepth x numjobs summed), e.g. 2G")
 	f.StringSliceVar(&o.devices, "devices", nil, "also sample these block devices (sda, nvme0n1, /dev/mapper/x) beside the data dir's")
 	f.StringSliceVar(&o.allowHost, "allow-host", nil, "host knobs runs may set around their phases (scheduler,nr_requests,dirty_ratio,mount,...; all); default none; needs root")
+	f.StringSliceVar(&o.allowDisk, "allow-disk", nil, "what runs' disk profiles may throttle: loop (loop filesystems in the data dir), device paths, or all (comma list; default none); needs root")
 	o.trace.addFlagSet(f)
 }
 
@@ -55,6 +59,9 @@ func (o *workerOptions) Validate() error {
 		return err
 	}
 	if _, err := hostknob.ParseAllow(o.allowHost); err != nil {
+		return err
+	}
+	if _, err := diskprofile.ParseAllow(o.allowDisk); err != nil {
 		return err
 	}
 	return o.conn.tls.Validate()
@@ -81,11 +88,12 @@ func newWorkerCmd() *cobra.Command {
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			w, knobs, err := o.newWorker()
+			w, knobs, d, err := o.newWorker()
 			if err != nil {
 				return err
 			}
 			defer closeKnobs(knobs)
+			defer closeDisks(d, os.Stderr) // before the knobs: it writes their journal
 			return w.Run(cmd.Context())
 		},
 	}
@@ -93,24 +101,26 @@ func newWorkerCmd() *cobra.Command {
 	return cmd
 }
 
-// newWorker builds the worker: its credentials, its guard and its host
-// knobs (which first restore what a killed worker left changed).
-func (o *workerOptions) newWorker() (*worker.Worker, *hostknob.Host, error) {
+// newWorker builds the worker: its credentials, its guard, its host knobs
+// and disk profiles (which first restore what a killed worker left
+// changed: one journal for both).
+func (o *workerOptions) newWorker() (*worker.Worker, *hostknob.Host, *disks, error) {
 	labels, _ := parseLabels(o.labels, "--label")
 	dial, err := o.conn.dialOptions()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	g, err := guard.New(guard.Config{DataDir: o.dataDir, AllowPaths: o.allow, AllowBinaries: o.binaries,
 		AllowSettings: o.settings, AllowPrivileged: o.privileged, AllowMySQL: o.mysql, MaxJobMemory: int64(o.maxJobMemory)})
 	if err != nil {
-		return nil, nil, fmt.Errorf("--data-dir/--allow-*: %w", err)
+		return nil, nil, nil, fmt.Errorf("--data-dir/--allow-*: %w", err)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	allowHost, _ := hostknob.ParseAllow(o.allowHost)
-	knobs, err := openKnobs(o.dataDir, allowHost, "--allow-host", log)
+	allowDisk, _ := diskprofile.ParseAllow(o.allowDisk) // checked by Validate
+	knobs, d, err := openHostChanges(o.dataDir, allowHost, allowDisk, "--allow-host/--allow-disk", log)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	mode := "plaintext"
 	if o.conn.tls.Enabled() {
@@ -118,19 +128,21 @@ func (o *workerOptions) newWorker() (*worker.Worker, *hostknob.Host, error) {
 	}
 	tr, err := o.trace.tracer(traceDevices([]string{o.dataDir}, o.devices), os.Stderr)
 	if err != nil {
+		closeDisks(d, os.Stderr)
 		closeKnobs(knobs)
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	log.Info("worker starting", "worker", o.name, "coordinator", o.conn.coordinator, "security", mode,
 		"data_dir", o.dataDir, "allow_path", o.allow, "allow_binary", o.binaries, "allow_setting", o.settings,
 		"allow_privileged", o.privileged, "allow_mysql", o.mysql, "max_job_memory", o.maxJobMemory.String(),
-		"allow_host", allowHost.String(), "trace", traceSummary(tr))
+		"allow_host", allowHost.String(), "allow_disk", allowDisk.String(), "trace", traceSummary(tr))
 	w, err := worker.New(worker.Config{Coordinator: o.conn.coordinator, Name: o.name, Labels: labels,
 		DataDir: o.dataDir, Guard: g, Knobs: knobs, Version: version, DialOptions: dial, Telemetry: workerTelemetry([]string{o.dataDir}, o.devices, os.Stderr),
-		Tracer: tr, Log: log})
+		Tracer: tr, Disks: d.workerDisks(), Log: log})
 	if err != nil {
+		closeDisks(d, os.Stderr)
 		closeKnobs(knobs)
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return w, knobs, nil
+	return w, knobs, d, nil
 }

@@ -60,6 +60,10 @@ var rules = []rule{
 	{pkg: "beneath", ours: []string{"beneath"}},
 	{pkg: "hostknob", ours: []string{"hostknob", "telemetry/diskstats", "telemetry/blockdev"}},
 	{pkg: "internal/hosttest", ours: []string{"internal/hosttest"}},
+	// diskprofile journals through hostknob (one restore journal per data
+	// directory) and speaks the RunSpec's DiskSpec.
+	{pkg: "diskprofile", ours: []string{"diskprofile", "hostknob", "telemetry/diskstats", "telemetry/blockdev", "proto/writepath/v1"},
+		never: []string{"database/sql", mod + "worker/...", mod + "coordinator/..."}},
 	{pkg: "metrics", ours: []string{"metrics", "coordinator", "coordinator/store", "proto/writepath/v1", "hist", "labels", "internal/echo"},
 		never: []string{"database/sql", mod + "workload/...", mod + "mysqld"}},
 	{pkg: "advise", ours: []string{"advise", "telemetry/..."}},

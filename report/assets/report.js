@@ -154,6 +154,14 @@
     root.appendChild(sec);
     var p = "r" + i + "-";
     timeChart(g, p + "throughput", "Throughput", "ops/s", ops.map(function (o) { return line(o.Name, o.T, o.Rate); }));
+    var byUnit = {}, units = [];
+    (r.Disk || []).forEach(function (s) {
+      if (!byUnit[s.Unit]) { byUnit[s.Unit] = []; units.push(s.Unit); }
+      byUnit[s.Unit].push(s);
+    });
+    units.forEach(function (u, j) {
+      panel(g, p + "disk" + j, u === "%" ? "Disk profile: credits left" : "Disk profile: cap in force (" + u + ")", byUnit[u]);
+    });
     var lat = [];
     ops.forEach(function (o) {
       lat.push(line(o.Name + " p50", o.T, o.P50), line(o.Name + " p99", o.T, o.P99), line(o.Name + " p99.9", o.T, o.P999));

@@ -9,6 +9,7 @@ package writepathv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -866,11 +867,174 @@ func (x *HostKnobResult) GetRead() string {
 	return ""
 }
 
+// DiskSpec is a cloud-disk profile and where it applies: IOPS and
+// bandwidth caps with burst credits, enforced by the kernel's block
+// throttling on a device, or on a loop filesystem in the data directory.
+// Zero caps are uncapped.
+type DiskSpec struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// name is the built-in profile's name, or "custom".
+	Name         string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	BaselineIops int64  `protobuf:"varint,2,opt,name=baseline_iops,json=baselineIops,proto3" json:"baseline_iops,omitempty"`
+	// baseline_bps and burst_bps are bytes a second.
+	BaselineBps int64 `protobuf:"varint,3,opt,name=baseline_bps,json=baselineBps,proto3" json:"baseline_bps,omitempty"`
+	BurstIops   int64 `protobuf:"varint,4,opt,name=burst_iops,json=burstIops,proto3" json:"burst_iops,omitempty"`
+	BurstBps    int64 `protobuf:"varint,5,opt,name=burst_bps,json=burstBps,proto3" json:"burst_bps,omitempty"`
+	// bucket is the credit bucket's size in I/O credits; 0: no burst.
+	Bucket int64 `protobuf:"varint,6,opt,name=bucket,proto3" json:"bucket,omitempty"`
+	// refill is credits a second earned while idle; 0: baseline_iops.
+	Refill int64 `protobuf:"varint,7,opt,name=refill,proto3" json:"refill,omitempty"`
+	// credits is the starting balance; negative: a full bucket.
+	Credits int64 `protobuf:"varint,8,opt,name=credits,proto3" json:"credits,omitempty"`
+	// latency is added to every I/O (dm-delay).
+	Latency *durationpb.Duration `protobuf:"bytes,9,opt,name=latency,proto3" json:"latency,omitempty"`
+	// device is a block device the worker may use; empty: a loop
+	// filesystem in the data directory (fs_*).
+	Device string `protobuf:"bytes,10,opt,name=device,proto3" json:"device,omitempty"`
+	// fs_dir is the loop filesystem's mount point inside the data directory.
+	FsDir string `protobuf:"bytes,11,opt,name=fs_dir,json=fsDir,proto3" json:"fs_dir,omitempty"`
+	// fs_type is ext4 or xfs.
+	FsType string `protobuf:"bytes,12,opt,name=fs_type,json=fsType,proto3" json:"fs_type,omitempty"`
+	// fs_size is the image's size in bytes.
+	FsSize        int64    `protobuf:"varint,13,opt,name=fs_size,json=fsSize,proto3" json:"fs_size,omitempty"`
+	MountOptions  []string `protobuf:"bytes,14,rep,name=mount_options,json=mountOptions,proto3" json:"mount_options,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DiskSpec) Reset() {
+	*x = DiskSpec{}
+	mi := &file_writepath_v1_fabric_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DiskSpec) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DiskSpec) ProtoMessage() {}
+
+func (x *DiskSpec) ProtoReflect() protoreflect.Message {
+	mi := &file_writepath_v1_fabric_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DiskSpec.ProtoReflect.Descriptor instead.
+func (*DiskSpec) Descriptor() ([]byte, []int) {
+	return file_writepath_v1_fabric_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *DiskSpec) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DiskSpec) GetBaselineIops() int64 {
+	if x != nil {
+		return x.BaselineIops
+	}
+	return 0
+}
+
+func (x *DiskSpec) GetBaselineBps() int64 {
+	if x != nil {
+		return x.BaselineBps
+	}
+	return 0
+}
+
+func (x *DiskSpec) GetBurstIops() int64 {
+	if x != nil {
+		return x.BurstIops
+	}
+	return 0
+}
+
+func (x *DiskSpec) GetBurstBps() int64 {
+	if x != nil {
+		return x.BurstBps
+	}
+	return 0
+}
+
+func (x *DiskSpec) GetBucket() int64 {
+	if x != nil {
+		return x.Bucket
+	}
+	return 0
+}
+
+func (x *DiskSpec) GetRefill() int64 {
+	if x != nil {
+		return x.Refill
+	}
+	return 0
+}
+
+func (x *DiskSpec) GetCredits() int64 {
+	if x != nil {
+		return x.Credits
+	}
+	return 0
+}
+
+func (x *DiskSpec) GetLatency() *durationpb.Duration {
+	if x != nil {
+		return x.Latency
+	}
+	return nil
+}
+
+func (x *DiskSpec) GetDevice() string {
+	if x != nil {
+		return x.Device
+	}
+	return ""
+}
+
+func (x *DiskSpec) GetFsDir() string {
+	if x != nil {
+		return x.FsDir
+	}
+	return ""
+}
+
+func (x *DiskSpec) GetFsType() string {
+	if x != nil {
+		return x.FsType
+	}
+	return ""
+}
+
+func (x *DiskSpec) GetFsSize() int64 {
+	if x != nil {
+		return x.FsSize
+	}
+	return 0
+}
+
+func (x *DiskSpec) GetMountOptions() []string {
+	if x != nil {
+		return x.MountOptions
+	}
+	return nil
+}
+
 var File_writepath_v1_fabric_proto protoreflect.FileDescriptor
 
 const file_writepath_v1_fabric_proto_rawDesc = "" +
 	"\n" +
-	"\x19writepath/v1/fabric.proto\x12\fwritepath.v1\"\x91\x01\n" +
+	"\x19writepath/v1/fabric.proto\x12\fwritepath.v1\x1a\x1egoogle/protobuf/duration.proto\"\x91\x01\n" +
 	"\tPhaseInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x125\n" +
 	"\tplacement\x18\x02 \x01(\x0e2\x17.writepath.v1.PlacementR\tplacement\x12\x1a\n" +
@@ -950,7 +1114,24 @@ const file_writepath_v1_fabric_proto_rawDesc = "" +
 	"\x06target\x18\x02 \x01(\tR\x06target\x12\x16\n" +
 	"\x06before\x18\x03 \x01(\tR\x06before\x12\x10\n" +
 	"\x03set\x18\x04 \x01(\tR\x03set\x12\x12\n" +
-	"\x04read\x18\x05 \x01(\tR\x04read*L\n" +
+	"\x04read\x18\x05 \x01(\tR\x04read\"\xa7\x03\n" +
+	"\bDiskSpec\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12#\n" +
+	"\rbaseline_iops\x18\x02 \x01(\x03R\fbaselineIops\x12!\n" +
+	"\fbaseline_bps\x18\x03 \x01(\x03R\vbaselineBps\x12\x1d\n" +
+	"\n" +
+	"burst_iops\x18\x04 \x01(\x03R\tburstIops\x12\x1b\n" +
+	"\tburst_bps\x18\x05 \x01(\x03R\bburstBps\x12\x16\n" +
+	"\x06bucket\x18\x06 \x01(\x03R\x06bucket\x12\x16\n" +
+	"\x06refill\x18\a \x01(\x03R\x06refill\x12\x18\n" +
+	"\acredits\x18\b \x01(\x03R\acredits\x123\n" +
+	"\alatency\x18\t \x01(\v2\x19.google.protobuf.DurationR\alatency\x12\x16\n" +
+	"\x06device\x18\n" +
+	" \x01(\tR\x06device\x12\x15\n" +
+	"\x06fs_dir\x18\v \x01(\tR\x05fsDir\x12\x17\n" +
+	"\afs_type\x18\f \x01(\tR\x06fsType\x12\x17\n" +
+	"\afs_size\x18\r \x01(\x03R\x06fsSize\x12#\n" +
+	"\rmount_options\x18\x0e \x03(\tR\fmountOptions*L\n" +
 	"\tPlacement\x12\x19\n" +
 	"\x15PLACEMENT_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rPLACEMENT_ONE\x10\x01\x12\x11\n" +
@@ -969,30 +1150,33 @@ func file_writepath_v1_fabric_proto_rawDescGZIP() []byte {
 }
 
 var file_writepath_v1_fabric_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_writepath_v1_fabric_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_writepath_v1_fabric_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_writepath_v1_fabric_proto_goTypes = []any{
-	(Placement)(0),         // 0: writepath.v1.Placement
-	(*PhaseInfo)(nil),      // 1: writepath.v1.PhaseInfo
-	(*KindInfo)(nil),       // 2: writepath.v1.KindInfo
-	(*OpHistogram)(nil),    // 3: writepath.v1.OpHistogram
-	(*DeviceStats)(nil),    // 4: writepath.v1.DeviceStats
-	(*DiskDelta)(nil),      // 5: writepath.v1.DiskDelta
-	(*Telemetry)(nil),      // 6: writepath.v1.Telemetry
-	(*HostSetting)(nil),    // 7: writepath.v1.HostSetting
-	(*HostKnobResult)(nil), // 8: writepath.v1.HostKnobResult
-	nil,                    // 9: writepath.v1.Telemetry.ValuesEntry
+	(Placement)(0),              // 0: writepath.v1.Placement
+	(*PhaseInfo)(nil),           // 1: writepath.v1.PhaseInfo
+	(*KindInfo)(nil),            // 2: writepath.v1.KindInfo
+	(*OpHistogram)(nil),         // 3: writepath.v1.OpHistogram
+	(*DeviceStats)(nil),         // 4: writepath.v1.DeviceStats
+	(*DiskDelta)(nil),           // 5: writepath.v1.DiskDelta
+	(*Telemetry)(nil),           // 6: writepath.v1.Telemetry
+	(*HostSetting)(nil),         // 7: writepath.v1.HostSetting
+	(*HostKnobResult)(nil),      // 8: writepath.v1.HostKnobResult
+	(*DiskSpec)(nil),            // 9: writepath.v1.DiskSpec
+	nil,                         // 10: writepath.v1.Telemetry.ValuesEntry
+	(*durationpb.Duration)(nil), // 11: google.protobuf.Duration
 }
 var file_writepath_v1_fabric_proto_depIdxs = []int32{
-	0, // 0: writepath.v1.PhaseInfo.placement:type_name -> writepath.v1.Placement
-	1, // 1: writepath.v1.KindInfo.phases:type_name -> writepath.v1.PhaseInfo
-	5, // 2: writepath.v1.DeviceStats.delta:type_name -> writepath.v1.DiskDelta
-	4, // 3: writepath.v1.Telemetry.devices:type_name -> writepath.v1.DeviceStats
-	9, // 4: writepath.v1.Telemetry.values:type_name -> writepath.v1.Telemetry.ValuesEntry
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	0,  // 0: writepath.v1.PhaseInfo.placement:type_name -> writepath.v1.Placement
+	1,  // 1: writepath.v1.KindInfo.phases:type_name -> writepath.v1.PhaseInfo
+	5,  // 2: writepath.v1.DeviceStats.delta:type_name -> writepath.v1.DiskDelta
+	4,  // 3: writepath.v1.Telemetry.devices:type_name -> writepath.v1.DeviceStats
+	10, // 4: writepath.v1.Telemetry.values:type_name -> writepath.v1.Telemetry.ValuesEntry
+	11, // 5: writepath.v1.DiskSpec.latency:type_name -> google.protobuf.Duration
+	6,  // [6:6] is the sub-list for method output_type
+	6,  // [6:6] is the sub-list for method input_type
+	6,  // [6:6] is the sub-list for extension type_name
+	6,  // [6:6] is the sub-list for extension extendee
+	0,  // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_writepath_v1_fabric_proto_init() }
@@ -1006,7 +1190,7 @@ func file_writepath_v1_fabric_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_writepath_v1_fabric_proto_rawDesc), len(file_writepath_v1_fabric_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   9,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -182,7 +182,10 @@ type RunSpec struct {
 	Name string `protobuf:"bytes,6,opt,name=name,proto3" json:"name,omitempty"`
 	// host are host knobs every worker of the run sets around each phase,
 	// within its operator's allow-list.
-	Host          []*HostSetting `protobuf:"bytes,7,rep,name=host,proto3" json:"host,omitempty"`
+	Host []*HostSetting `protobuf:"bytes,7,rep,name=host,proto3" json:"host,omitempty"`
+	// disk, if set, is a cloud-disk profile every worker of the run applies
+	// around each phase (package diskprofile), kind-independent.
+	Disk          *DiskSpec `protobuf:"bytes,8,opt,name=disk,proto3" json:"disk,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -262,6 +265,13 @@ func (x *RunSpec) GetName() string {
 func (x *RunSpec) GetHost() []*HostSetting {
 	if x != nil {
 		return x.Host
+	}
+	return nil
+}
+
+func (x *RunSpec) GetDisk() *DiskSpec {
+	if x != nil {
+		return x.Disk
 	}
 	return nil
 }
@@ -1184,7 +1194,7 @@ var File_writepath_v1_run_proto protoreflect.FileDescriptor
 
 const file_writepath_v1_run_proto_rawDesc = "" +
 	"\n" +
-	"\x16writepath/v1/run.proto\x12\fwritepath.v1\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19writepath/v1/fabric.proto\"\xdd\x02\n" +
+	"\x16writepath/v1/run.proto\x12\fwritepath.v1\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19writepath/v1/fabric.proto\"\x89\x03\n" +
 	"\aRunSpec\x12(\n" +
 	"\x04spec\x18\x01 \x01(\v2\x14.google.protobuf.AnyR\x04spec\x12\x16\n" +
 	"\x06phases\x18\x02 \x03(\tR\x06phases\x12?\n" +
@@ -1192,7 +1202,8 @@ const file_writepath_v1_run_proto_rawDesc = "" +
 	"\aworkers\x18\x04 \x01(\rR\aworkers\x125\n" +
 	"\binterval\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\binterval\x12\x12\n" +
 	"\x04name\x18\x06 \x01(\tR\x04name\x12-\n" +
-	"\x04host\x18\a \x03(\v2\x19.writepath.v1.HostSettingR\x04host\x1a;\n" +
+	"\x04host\x18\a \x03(\v2\x19.writepath.v1.HostSettingR\x04host\x12*\n" +
+	"\x04disk\x18\b \x01(\v2\x16.writepath.v1.DiskSpecR\x04disk\x1a;\n" +
 	"\rSelectorEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x8a\x02\n" +
@@ -1356,57 +1367,59 @@ var file_writepath_v1_run_proto_goTypes = []any{
 	(*anypb.Any)(nil),             // 17: google.protobuf.Any
 	(*durationpb.Duration)(nil),   // 18: google.protobuf.Duration
 	(*HostSetting)(nil),           // 19: writepath.v1.HostSetting
-	(*HostKnobResult)(nil),        // 20: writepath.v1.HostKnobResult
-	(Placement)(0),                // 21: writepath.v1.Placement
-	(*timestamppb.Timestamp)(nil), // 22: google.protobuf.Timestamp
-	(*OpHistogram)(nil),           // 23: writepath.v1.OpHistogram
-	(*Telemetry)(nil),             // 24: writepath.v1.Telemetry
-	(*KindInfo)(nil),              // 25: writepath.v1.KindInfo
+	(*DiskSpec)(nil),              // 20: writepath.v1.DiskSpec
+	(*HostKnobResult)(nil),        // 21: writepath.v1.HostKnobResult
+	(Placement)(0),                // 22: writepath.v1.Placement
+	(*timestamppb.Timestamp)(nil), // 23: google.protobuf.Timestamp
+	(*OpHistogram)(nil),           // 24: writepath.v1.OpHistogram
+	(*Telemetry)(nil),             // 25: writepath.v1.Telemetry
+	(*KindInfo)(nil),              // 26: writepath.v1.KindInfo
 }
 var file_writepath_v1_run_proto_depIdxs = []int32{
 	17, // 0: writepath.v1.RunSpec.spec:type_name -> google.protobuf.Any
 	11, // 1: writepath.v1.RunSpec.selector:type_name -> writepath.v1.RunSpec.SelectorEntry
 	18, // 2: writepath.v1.RunSpec.interval:type_name -> google.protobuf.Duration
 	19, // 3: writepath.v1.RunSpec.host:type_name -> writepath.v1.HostSetting
-	18, // 4: writepath.v1.PhaseWorker.start_skew:type_name -> google.protobuf.Duration
-	20, // 5: writepath.v1.PhaseWorker.host:type_name -> writepath.v1.HostKnobResult
-	21, // 6: writepath.v1.PhaseRecord.placement:type_name -> writepath.v1.Placement
-	1,  // 7: writepath.v1.PhaseRecord.state:type_name -> writepath.v1.PhaseState
-	22, // 8: writepath.v1.PhaseRecord.at:type_name -> google.protobuf.Timestamp
-	22, // 9: writepath.v1.PhaseRecord.ended:type_name -> google.protobuf.Timestamp
-	3,  // 10: writepath.v1.PhaseRecord.workers:type_name -> writepath.v1.PhaseWorker
-	12, // 11: writepath.v1.RunWorker.labels:type_name -> writepath.v1.RunWorker.LabelsEntry
-	18, // 12: writepath.v1.RunWorker.clock_offset:type_name -> google.protobuf.Duration
-	18, // 13: writepath.v1.RunWorker.rtt:type_name -> google.protobuf.Duration
-	2,  // 14: writepath.v1.Run.spec:type_name -> writepath.v1.RunSpec
-	0,  // 15: writepath.v1.Run.state:type_name -> writepath.v1.RunState
-	22, // 16: writepath.v1.Run.created:type_name -> google.protobuf.Timestamp
-	22, // 17: writepath.v1.Run.started:type_name -> google.protobuf.Timestamp
-	22, // 18: writepath.v1.Run.ended:type_name -> google.protobuf.Timestamp
-	18, // 19: writepath.v1.Run.interval:type_name -> google.protobuf.Duration
-	4,  // 20: writepath.v1.Run.phases:type_name -> writepath.v1.PhaseRecord
-	5,  // 21: writepath.v1.Run.workers:type_name -> writepath.v1.RunWorker
-	22, // 22: writepath.v1.Run.worker_intervals_pruned:type_name -> google.protobuf.Timestamp
-	22, // 23: writepath.v1.MergedInterval.start:type_name -> google.protobuf.Timestamp
-	22, // 24: writepath.v1.MergedInterval.end:type_name -> google.protobuf.Timestamp
-	23, // 25: writepath.v1.MergedInterval.ops:type_name -> writepath.v1.OpHistogram
-	7,  // 26: writepath.v1.MergedInterval.stats:type_name -> writepath.v1.OpStats
-	13, // 27: writepath.v1.MergedInterval.counters:type_name -> writepath.v1.MergedInterval.CountersEntry
-	14, // 28: writepath.v1.MergedInterval.gauges:type_name -> writepath.v1.MergedInterval.GaugesEntry
-	9,  // 29: writepath.v1.MergedInterval.telemetry:type_name -> writepath.v1.WorkerTelemetry
-	24, // 30: writepath.v1.WorkerTelemetry.telemetry:type_name -> writepath.v1.Telemetry
-	15, // 31: writepath.v1.WorkerTelemetry.gauges:type_name -> writepath.v1.WorkerTelemetry.GaugesEntry
-	16, // 32: writepath.v1.WorkerInfo.labels:type_name -> writepath.v1.WorkerInfo.LabelsEntry
-	25, // 33: writepath.v1.WorkerInfo.kinds:type_name -> writepath.v1.KindInfo
-	22, // 34: writepath.v1.WorkerInfo.connected_since:type_name -> google.protobuf.Timestamp
-	22, // 35: writepath.v1.WorkerInfo.last_seen:type_name -> google.protobuf.Timestamp
-	18, // 36: writepath.v1.WorkerInfo.clock_offset:type_name -> google.protobuf.Duration
-	18, // 37: writepath.v1.WorkerInfo.rtt:type_name -> google.protobuf.Duration
-	38, // [38:38] is the sub-list for method output_type
-	38, // [38:38] is the sub-list for method input_type
-	38, // [38:38] is the sub-list for extension type_name
-	38, // [38:38] is the sub-list for extension extendee
-	0,  // [0:38] is the sub-list for field type_name
+	20, // 4: writepath.v1.RunSpec.disk:type_name -> writepath.v1.DiskSpec
+	18, // 5: writepath.v1.PhaseWorker.start_skew:type_name -> google.protobuf.Duration
+	21, // 6: writepath.v1.PhaseWorker.host:type_name -> writepath.v1.HostKnobResult
+	22, // 7: writepath.v1.PhaseRecord.placement:type_name -> writepath.v1.Placement
+	1,  // 8: writepath.v1.PhaseRecord.state:type_name -> writepath.v1.PhaseState
+	23, // 9: writepath.v1.PhaseRecord.at:type_name -> google.protobuf.Timestamp
+	23, // 10: writepath.v1.PhaseRecord.ended:type_name -> google.protobuf.Timestamp
+	3,  // 11: writepath.v1.PhaseRecord.workers:type_name -> writepath.v1.PhaseWorker
+	12, // 12: writepath.v1.RunWorker.labels:type_name -> writepath.v1.RunWorker.LabelsEntry
+	18, // 13: writepath.v1.RunWorker.clock_offset:type_name -> google.protobuf.Duration
+	18, // 14: writepath.v1.RunWorker.rtt:type_name -> google.protobuf.Duration
+	2,  // 15: writepath.v1.Run.spec:type_name -> writepath.v1.RunSpec
+	0,  // 16: writepath.v1.Run.state:type_name -> writepath.v1.RunState
+	23, // 17: writepath.v1.Run.created:type_name -> google.protobuf.Timestamp
+	23, // 18: writepath.v1.Run.started:type_name -> google.protobuf.Timestamp
+	23, // 19: writepath.v1.Run.ended:type_name -> google.protobuf.Timestamp
+	18, // 20: writepath.v1.Run.interval:type_name -> google.protobuf.Duration
+	4,  // 21: writepath.v1.Run.phases:type_name -> writepath.v1.PhaseRecord
+	5,  // 22: writepath.v1.Run.workers:type_name -> writepath.v1.RunWorker
+	23, // 23: writepath.v1.Run.worker_intervals_pruned:type_name -> google.protobuf.Timestamp
+	23, // 24: writepath.v1.MergedInterval.start:type_name -> google.protobuf.Timestamp
+	23, // 25: writepath.v1.MergedInterval.end:type_name -> google.protobuf.Timestamp
+	24, // 26: writepath.v1.MergedInterval.ops:type_name -> writepath.v1.OpHistogram
+	7,  // 27: writepath.v1.MergedInterval.stats:type_name -> writepath.v1.OpStats
+	13, // 28: writepath.v1.MergedInterval.counters:type_name -> writepath.v1.MergedInterval.CountersEntry
+	14, // 29: writepath.v1.MergedInterval.gauges:type_name -> writepath.v1.MergedInterval.GaugesEntry
+	9,  // 30: writepath.v1.MergedInterval.telemetry:type_name -> writepath.v1.WorkerTelemetry
+	25, // 31: writepath.v1.WorkerTelemetry.telemetry:type_name -> writepath.v1.Telemetry
+	15, // 32: writepath.v1.WorkerTelemetry.gauges:type_name -> writepath.v1.WorkerTelemetry.GaugesEntry
+	16, // 33: writepath.v1.WorkerInfo.labels:type_name -> writepath.v1.WorkerInfo.LabelsEntry
+	26, // 34: writepath.v1.WorkerInfo.kinds:type_name -> writepath.v1.KindInfo
+	23, // 35: writepath.v1.WorkerInfo.connected_since:type_name -> google.protobuf.Timestamp
+	23, // 36: writepath.v1.WorkerInfo.last_seen:type_name -> google.protobuf.Timestamp
+	18, // 37: writepath.v1.WorkerInfo.clock_offset:type_name -> google.protobuf.Duration
+	18, // 38: writepath.v1.WorkerInfo.rtt:type_name -> google.protobuf.Duration
+	39, // [39:39] is the sub-list for method output_type
+	39, // [39:39] is the sub-list for method input_type
+	39, // [39:39] is the sub-list for extension type_name
+	39, // [39:39] is the sub-list for extension extendee
+	0,  // [0:39] is the sub-list for field type_name
 }
 
 func init() { file_writepath_v1_run_proto_init() }

@@ -600,7 +600,9 @@ type Validate struct {
 	Spec      *anypb.Any             `protobuf:"bytes,2,opt,name=spec,proto3" json:"spec,omitempty"`
 	// host are the run's host knobs, checked against the worker's
 	// allow-list and the kernel without changing anything.
-	Host          []*HostSetting `protobuf:"bytes,3,rep,name=host,proto3" json:"host,omitempty"`
+	Host []*HostSetting `protobuf:"bytes,3,rep,name=host,proto3" json:"host,omitempty"`
+	// disk is the run's disk profile, checked as Assign would apply it.
+	Disk          *DiskSpec `protobuf:"bytes,4,opt,name=disk,proto3" json:"disk,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -652,6 +654,13 @@ func (x *Validate) GetSpec() *anypb.Any {
 func (x *Validate) GetHost() []*HostSetting {
 	if x != nil {
 		return x.Host
+	}
+	return nil
+}
+
+func (x *Validate) GetDisk() *DiskSpec {
+	if x != nil {
+		return x.Disk
 	}
 	return nil
 }
@@ -722,7 +731,9 @@ type Assign struct {
 	Measured bool                 `protobuf:"varint,7,opt,name=measured,proto3" json:"measured,omitempty"`
 	// host are the run's host knobs: applied before PhaseReady, restored
 	// when the phase ends.
-	Host          []*HostSetting `protobuf:"bytes,8,rep,name=host,proto3" json:"host,omitempty"`
+	Host []*HostSetting `protobuf:"bytes,8,rep,name=host,proto3" json:"host,omitempty"`
+	// disk is the run's disk profile, applied around the phase.
+	Disk          *DiskSpec `protobuf:"bytes,9,opt,name=disk,proto3" json:"disk,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -809,6 +820,13 @@ func (x *Assign) GetMeasured() bool {
 func (x *Assign) GetHost() []*HostSetting {
 	if x != nil {
 		return x.Host
+	}
+	return nil
+}
+
+func (x *Assign) GetDisk() *DiskSpec {
+	if x != nil {
+		return x.Disk
 	}
 	return nil
 }
@@ -1305,16 +1323,17 @@ const file_writepath_v1_worker_proto_rawDesc = "" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x127\n" +
 	"\tping_sent\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\bpingSent\x12;\n" +
 	"\vworker_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"workerTime\"\x82\x01\n" +
+	"workerTime\"\xae\x01\n" +
 	"\bValidate\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\x04R\trequestId\x12(\n" +
 	"\x04spec\x18\x02 \x01(\v2\x14.google.protobuf.AnyR\x04spec\x12-\n" +
-	"\x04host\x18\x03 \x03(\v2\x19.writepath.v1.HostSettingR\x04host\"E\n" +
+	"\x04host\x18\x03 \x03(\v2\x19.writepath.v1.HostSettingR\x04host\x12*\n" +
+	"\x04disk\x18\x04 \x01(\v2\x16.writepath.v1.DiskSpecR\x04disk\"E\n" +
 	"\x0eValidateResult\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\x04R\trequestId\x12\x14\n" +
-	"\x05error\x18\x02 \x01(\tR\x05error\"\xa3\x02\n" +
+	"\x05error\x18\x02 \x01(\tR\x05error\"\xcf\x02\n" +
 	"\x06Assign\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05phase\x18\x02 \x01(\tR\x05phase\x12(\n" +
@@ -1325,7 +1344,8 @@ const file_writepath_v1_worker_proto_rawDesc = "" +
 	"shardCount\x125\n" +
 	"\binterval\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\binterval\x12\x1a\n" +
 	"\bmeasured\x18\a \x01(\bR\bmeasured\x12-\n" +
-	"\x04host\x18\b \x03(\v2\x19.writepath.v1.HostSettingR\x04host\"\x81\x01\n" +
+	"\x04host\x18\b \x03(\v2\x19.writepath.v1.HostSettingR\x04host\x12*\n" +
+	"\x04disk\x18\t \x01(\v2\x16.writepath.v1.DiskSpecR\x04disk\"\x81\x01\n" +
 	"\n" +
 	"PhaseReady\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
@@ -1406,9 +1426,10 @@ var file_writepath_v1_worker_proto_goTypes = []any{
 	(*timestamppb.Timestamp)(nil), // 20: google.protobuf.Timestamp
 	(*anypb.Any)(nil),             // 21: google.protobuf.Any
 	(*HostSetting)(nil),           // 22: writepath.v1.HostSetting
-	(*HostKnobResult)(nil),        // 23: writepath.v1.HostKnobResult
-	(*OpHistogram)(nil),           // 24: writepath.v1.OpHistogram
-	(*Telemetry)(nil),             // 25: writepath.v1.Telemetry
+	(*DiskSpec)(nil),              // 23: writepath.v1.DiskSpec
+	(*HostKnobResult)(nil),        // 24: writepath.v1.HostKnobResult
+	(*OpHistogram)(nil),           // 25: writepath.v1.OpHistogram
+	(*Telemetry)(nil),             // 26: writepath.v1.Telemetry
 }
 var file_writepath_v1_worker_proto_depIdxs = []int32{
 	2,  // 0: writepath.v1.ConnectRequest.hello:type_name -> writepath.v1.Hello
@@ -1433,26 +1454,28 @@ var file_writepath_v1_worker_proto_depIdxs = []int32{
 	20, // 19: writepath.v1.Heartbeat.worker_time:type_name -> google.protobuf.Timestamp
 	21, // 20: writepath.v1.Validate.spec:type_name -> google.protobuf.Any
 	22, // 21: writepath.v1.Validate.host:type_name -> writepath.v1.HostSetting
-	21, // 22: writepath.v1.Assign.spec:type_name -> google.protobuf.Any
-	19, // 23: writepath.v1.Assign.interval:type_name -> google.protobuf.Duration
-	22, // 24: writepath.v1.Assign.host:type_name -> writepath.v1.HostSetting
-	23, // 25: writepath.v1.PhaseReady.host:type_name -> writepath.v1.HostKnobResult
-	20, // 26: writepath.v1.Start.at:type_name -> google.protobuf.Timestamp
-	20, // 27: writepath.v1.Start.local_at:type_name -> google.protobuf.Timestamp
-	20, // 28: writepath.v1.PhaseStarted.started:type_name -> google.protobuf.Timestamp
-	20, // 29: writepath.v1.Interval.start:type_name -> google.protobuf.Timestamp
-	20, // 30: writepath.v1.Interval.end:type_name -> google.protobuf.Timestamp
-	24, // 31: writepath.v1.Interval.ops:type_name -> writepath.v1.OpHistogram
-	16, // 32: writepath.v1.Interval.counters:type_name -> writepath.v1.Interval.CountersEntry
-	17, // 33: writepath.v1.Interval.gauges:type_name -> writepath.v1.Interval.GaugesEntry
-	25, // 34: writepath.v1.Interval.telemetry:type_name -> writepath.v1.Telemetry
-	0,  // 35: writepath.v1.WorkerService.Connect:input_type -> writepath.v1.ConnectRequest
-	1,  // 36: writepath.v1.WorkerService.Connect:output_type -> writepath.v1.ConnectResponse
-	36, // [36:37] is the sub-list for method output_type
-	35, // [35:36] is the sub-list for method input_type
-	35, // [35:35] is the sub-list for extension type_name
-	35, // [35:35] is the sub-list for extension extendee
-	0,  // [0:35] is the sub-list for field type_name
+	23, // 22: writepath.v1.Validate.disk:type_name -> writepath.v1.DiskSpec
+	21, // 23: writepath.v1.Assign.spec:type_name -> google.protobuf.Any
+	19, // 24: writepath.v1.Assign.interval:type_name -> google.protobuf.Duration
+	22, // 25: writepath.v1.Assign.host:type_name -> writepath.v1.HostSetting
+	23, // 26: writepath.v1.Assign.disk:type_name -> writepath.v1.DiskSpec
+	24, // 27: writepath.v1.PhaseReady.host:type_name -> writepath.v1.HostKnobResult
+	20, // 28: writepath.v1.Start.at:type_name -> google.protobuf.Timestamp
+	20, // 29: writepath.v1.Start.local_at:type_name -> google.protobuf.Timestamp
+	20, // 30: writepath.v1.PhaseStarted.started:type_name -> google.protobuf.Timestamp
+	20, // 31: writepath.v1.Interval.start:type_name -> google.protobuf.Timestamp
+	20, // 32: writepath.v1.Interval.end:type_name -> google.protobuf.Timestamp
+	25, // 33: writepath.v1.Interval.ops:type_name -> writepath.v1.OpHistogram
+	16, // 34: writepath.v1.Interval.counters:type_name -> writepath.v1.Interval.CountersEntry
+	17, // 35: writepath.v1.Interval.gauges:type_name -> writepath.v1.Interval.GaugesEntry
+	26, // 36: writepath.v1.Interval.telemetry:type_name -> writepath.v1.Telemetry
+	0,  // 37: writepath.v1.WorkerService.Connect:input_type -> writepath.v1.ConnectRequest
+	1,  // 38: writepath.v1.WorkerService.Connect:output_type -> writepath.v1.ConnectResponse
+	38, // [38:39] is the sub-list for method output_type
+	37, // [37:38] is the sub-list for method input_type
+	37, // [37:37] is the sub-list for extension type_name
+	37, // [37:37] is the sub-list for extension extendee
+	0,  // [0:37] is the sub-list for field type_name
 }
 
 func init() { file_writepath_v1_worker_proto_init() }

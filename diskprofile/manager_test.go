@@ -1,0 +1,354 @@
+package diskprofile
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/writepath/writepath/hostknob"
+	"github.com/writepath/writepath/internal/hosttest"
+)
+
+// newManager opens a journal in dataDir and a Manager on it; cleanup
+// closes both and checks that nothing is left: no rule on any device the
+// test touched, no mount under dataDir, an empty journal.
+func newManager(t *testing.T, dataDir string, allow Allow) (*Manager, *hostknob.Journal) {
+	t.Helper()
+	j, err := hostknob.OpenJournal(dataDir, Restorers(dataDir, "", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(Config{DataDir: dataDir, Journal: j, Allow: allow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := m.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		if p := j.Pending(); len(p) > 0 {
+			t.Errorf("journal still holds %v after Close", p)
+		}
+		j.Close()
+		checkNoMounts(t, dataDir)
+	})
+	return m, j
+}
+
+// checkNoMounts fails if anything is mounted under dir.
+func checkNoMounts(t *testing.T, dir string) {
+	t.Helper()
+	b, _ := os.ReadFile("/proc/self/mountinfo")
+	real, _ := filepath.EvalSymlinks(dir)
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 4 && real != "" && strings.HasPrefix(f[4], real+"/") {
+			t.Errorf("still mounted: %s", line)
+		}
+	}
+}
+
+// rules returns the v1 throttle rules for dev, "" when none.
+func rules(t *testing.T, dev string) string {
+	t.Helper()
+	var out []string
+	for _, f := range v1Files {
+		v, err := readRule(filepath.Join("/sys/fs/cgroup/blkio", f), dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v != "0" {
+			out = append(out, f+"="+v)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// needV1 skips where the host has no cgroup v1 blkio throttling.
+func needV1(t *testing.T) {
+	t.Helper()
+	hosttest.NeedRoot(t)
+	if _, err := os.Stat("/sys/fs/cgroup/blkio/blkio.throttle.write_iops_device"); err != nil {
+		t.Skip("no cgroup v1 blkio throttling here")
+	}
+	for _, bin := range []string{"fio", "mkfs.ext4", "mount"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Skipf("%s not installed (make test installs it)", bin)
+		}
+	}
+}
+
+// sampler records a device's counters every 50 ms.
+type sampler struct {
+	path string
+	at   []time.Time
+	c    []counters
+	stop chan struct{}
+	done chan struct{}
+}
+
+func sample(dev string) *sampler {
+	s := &sampler{path: filepath.Join("/sys/dev/block", dev, "stat"), stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		for {
+			c, at, err := readStat(s.path)
+			if err == nil {
+				s.c, s.at = append(s.c, c), append(s.at, at)
+			}
+			select {
+			case <-s.stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	return s
+}
+
+func (s *sampler) end() { close(s.stop); <-s.done }
+
+// rate is I/Os and bytes a second between two times.
+func (s *sampler) rate(from, to time.Time) (iops, bps float64) {
+	i, j := s.index(from), s.index(to)
+	d := s.at[j].Sub(s.at[i]).Seconds()
+	return float64(s.c[j].ios-s.c[i].ios) / d, float64(s.c[j].bytes-s.c[i].bytes) / d
+}
+
+// firstIO is the sample before the first I/O.
+func (s *sampler) firstIO() time.Time {
+	for i := 1; i < len(s.c); i++ {
+		if s.c[i].ios > s.c[0].ios {
+			return s.at[i-1]
+		}
+	}
+	return s.at[len(s.at)-1]
+}
+
+func (s *sampler) index(t time.Time) int {
+	for i, at := range s.at {
+		if !at.Before(t) {
+			return i
+		}
+	}
+	return len(s.at) - 1
+}
+
+// fio runs Debian's fio against dir for d.
+func fio(t *testing.T, ctx context.Context, dir string, d time.Duration, args ...string) {
+	t.Helper()
+	base := []string{"--name=dp", "--filename=" + filepath.Join(dir, "dp.file"), "--size=96M", "--time_based", fmt.Sprintf("--runtime=%ds", int(d.Seconds())),
+		"--ioengine=libaio", "--iodepth=16", "--randrepeat=0", "--allow_file_create=1"}
+	if d == 0 {
+		base = base[:3]
+		base = append(base, "--ioengine=libaio", "--iodepth=16")
+	}
+	out, err := exec.CommandContext(ctx, "fio", append(base, args...)...).CombinedOutput()
+	if err != nil && ctx.Err() == nil {
+		t.Fatalf("fio %v: %v\n%s", args, err, out)
+	}
+}
+
+func within(got, want, frac float64) bool { return got >= want*(1-frac) && got <= want*(1+frac) }
+
+// TestProfileOnLoopFS runs fio against profiles on a loop filesystem the
+// Manager makes: the burst lasts bucket/(burst-baseline), IOPS and
+// bandwidth hold the cap at steady state, credits refill at the stated
+// rate, and buffered writes with fsync are capped too. Everything is put
+// back (checked in newManager's cleanup).
+func TestProfileOnLoopFS(t *testing.T) {
+	needV1(t)
+	dataDir := t.TempDir()
+	m, _ := newManager(t, dataDir, Allow{loop: true})
+	fs := LoopFS{Dir: "disk", Size: 256 << 20}
+	burst := Spec{Profile: Profile{Name: "custom", BaselineIOPS: 400, BurstIOPS: 1200, Bucket: 1600, Credits: -1}, FS: fs}
+	if err := m.Prepare(burst); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(dataDir, "disk")
+	// Written once before any cap: writes into unwritten extents cost
+	// journal I/O that the measured phases should not pay.
+	fio(t, context.Background(), dir, 0, "--rw=write", "--bs=1M", "--direct=1", "--time_based=0")
+	dev := m.mu.mounts["disk"].dev
+	t.Cleanup(func() {
+		if r := rules(t, dev); r != "" {
+			t.Errorf("rules left on %s: %s", dev, r)
+		}
+	})
+
+	t.Run("burst then baseline then refill", func(t *testing.T) {
+		h, err := m.Apply(burst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Restore()
+		s := sample(dev)
+		start := time.Now()
+		var switched time.Time
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			fio(t, ctx, dir, 6*time.Second, "--rw=randwrite", "--bs=4k", "--direct=1", "--iodepth=32")
+		}()
+		for time.Since(start) < 6*time.Second && switched.IsZero() {
+			if h.Values()["disk.cap_iops"] == 400 {
+				switched = time.Now()
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		<-done
+		cancel()
+		s.end()
+		if switched.IsZero() {
+			t.Fatalf("the cap never moved to the baseline; values %v", h.Values())
+		}
+		first := s.firstIO()
+		burstFor := switched.Sub(first).Seconds()
+		biops, _ := s.rate(first.Add(300*time.Millisecond), switched.Add(-200*time.Millisecond))
+		iops, _ := s.rate(switched.Add(500*time.Millisecond), s.at[len(s.at)-1].Add(-300*time.Millisecond))
+		t.Logf("burst %.2f s at %.0f IOPS (cap 1200), then %.0f IOPS (cap 400)", burstFor, biops, iops)
+		if !within(burstFor, 2, 0.10) {
+			t.Errorf("burst lasted %.2f s; want bucket/(burst-baseline) = 1600/800 = 2 s within 10%%", burstFor)
+		}
+		if !within(biops, 1200, 0.05) || !within(iops, 400, 0.05) {
+			t.Errorf("IOPS %.0f in the burst, %.0f after; want 1200 and 400 within 5%%", biops, iops)
+		}
+		time.Sleep(300 * time.Millisecond)
+		c1, t1 := h.Values()["disk.credits"], time.Now()
+		time.Sleep(2 * time.Second)
+		c2, t2 := h.Values()["disk.credits"], time.Now()
+		rate := (c2 - c1) / t2.Sub(t1).Seconds()
+		t.Logf("refill %.0f credits/s idle (stated 400)", rate)
+		if !within(rate, 400, 0.10) {
+			t.Errorf("credits refilled at %.0f/s idle; want 400 within 10%%", rate)
+		}
+	})
+
+	t.Run("buffered writes with fsync", func(t *testing.T) {
+		flat := Spec{Profile: Profile{Name: "custom", BaselineIOPS: 500}, FS: fs}
+		h, err := m.Apply(flat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Restore()
+		s := sample(dev)
+		fio(t, context.Background(), dir, 3*time.Second, "--rw=randwrite", "--bs=4k", "--direct=0", "--fsync=32",
+			"--ioengine=psync", "--numjobs=4")
+		s.end()
+		first := s.firstIO()
+		iops, _ := s.rate(first.Add(500*time.Millisecond), s.at[len(s.at)-1].Add(-300*time.Millisecond))
+		t.Logf("buffered+fsync: %.0f IOPS at the device (cap 500)", iops)
+		if !within(iops, 500, 0.05) {
+			t.Errorf("buffered writes with fsync: %.0f IOPS at the device; want the cap 500 within 5%%", iops)
+		}
+	})
+
+	t.Run("bandwidth", func(t *testing.T) {
+		bw := Spec{Profile: Profile{Name: "custom", BaselineBPS: 20e6}, FS: fs}
+		h, err := m.Apply(bw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Restore()
+		s := sample(dev)
+		fio(t, context.Background(), dir, 3*time.Second, "--rw=write", "--bs=1M", "--direct=1", "--iodepth=4")
+		s.end()
+		_, bps := s.rate(s.firstIO().Add(500*time.Millisecond), s.at[len(s.at)-1].Add(-300*time.Millisecond))
+		t.Logf("1 MiB writes: %.1f MB/s at the device (cap 20)", bps/1e6)
+		if !within(bps, 20e6, 0.05) {
+			t.Errorf("bandwidth %.1f MB/s; want the cap 20 MB/s within 5%%", bps/1e6)
+		}
+	})
+}
+
+// TestCheckRefuses: bad targets refuse with one line before anything
+// changes (nothing is mounted, no journal set begun).
+func TestCheckRefuses(t *testing.T) {
+	hosttest.NeedRoot(t)
+	dataDir := t.TempDir()
+	m, j := newManager(t, dataDir, Allow{devices: []string{"/dev/loop-nonexistent"}})
+	root := rootDevice(t)
+	capacity, _ := Builtin("capacity")
+	for _, tc := range []struct {
+		s    Spec
+		want string
+	}{
+		{Spec{Profile: capacity}, "not allowed by this worker's operator (worker --allow-disk loop)"},
+		{Spec{Profile: capacity, Device: "/dev/vdz9"}, "no such file"},
+		{Spec{Profile: capacity, Device: "/dev/null"}, "not allowed"},
+		{Spec{Profile: Profile{Name: "custom", BaselineIOPS: 100, Latency: 2 * time.Millisecond}, Device: "/dev/loop-nonexistent"}, "latency 2ms"},
+		{Spec{Profile: Profile{Name: "custom", BaselineIOPS: -1}}, "baseline_iops -1 is negative"},
+	} {
+		err := m.Check(tc.s)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("Check(%+v) = %v; want one line with %q", tc.s, err, tc.want)
+		}
+		if _, aerr := m.Apply(tc.s); aerr == nil {
+			t.Errorf("Apply(%+v) succeeded after Check refused", tc.s)
+		}
+	}
+	all, _ := newManager(t, t.TempDir(), AllowAll())
+	if _, err := all.deviceTarget(root); err == nil || !strings.Contains(err.Error(), "holds the root filesystem") {
+		t.Errorf("deviceTarget(%s) = %v; want the root filesystem's disk refused", root, err)
+	}
+	if p := j.Pending(); len(p) > 0 {
+		t.Errorf("journal after refusals: %v", p)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dataDir, StateDir)); len(entries) > 0 {
+		t.Errorf("refusals left images: %v", entries)
+	}
+}
+
+// rootDevice is the node of the root filesystem's device.
+func rootDevice(t *testing.T) string {
+	t.Helper()
+	b, _ := os.ReadFile("/proc/self/mountinfo")
+	for _, line := range strings.Split(string(b), "\n") {
+		pre, post, _ := strings.Cut(line, " - ")
+		if f, pf := strings.Fields(pre), strings.Fields(post); len(f) > 4 && f[4] == "/" && len(pf) > 1 && strings.HasPrefix(pf[1], "/dev/") {
+			return pf[1]
+		}
+	}
+	t.Skip("root filesystem has no /dev node")
+	return ""
+}
+
+// TestThrottlerChoice: the mechanism follows the host's cgroup mounts,
+// and a host without one refuses with the reason (fake /proc files).
+func TestThrottlerChoice(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(s), 0o644)
+		return p
+	}
+	blkio := filepath.Join(dir, "blkio")
+	os.Mkdir(blkio, 0o755)
+	write("blkio/"+v1Files[0], "")
+	for _, tc := range []struct{ mounts, self, want string }{
+		{"30 23 0:28 / " + blkio + " rw - cgroup cgroup rw,blkio\n", "7:blkio:/\n", "cgroup v1 blkio.throttle in " + blkio},
+		{"30 23 0:28 / " + blkio + " rw - cgroup cgroup rw,blkio\n", "7:blkio:/system.slice/w.service\n", "run the worker in the root blkio cgroup"},
+		{"30 23 0:28 / /nowhere rw - cgroup cgroup rw,blkio\n", "7:blkio:/\n", "no throttle files"},
+		{"31 23 0:29 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n", "0::/\n", "neither cgroup v1 blkio nor cgroup v2 io"},
+	} {
+		cg, err := probeCgroups(write("mountinfo", tc.mounts), write("cgroup", tc.self))
+		if err != nil {
+			t.Fatal(err)
+		}
+		th, err := cg.throttler()
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else {
+			got = th.describe()
+		}
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("mounts %q self %q: %q; want %q", tc.mounts, tc.self, got, tc.want)
+		}
+	}
+}
