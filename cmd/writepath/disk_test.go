@@ -117,9 +117,7 @@ func TestWorkerKilledDiskRestored(t *testing.T) {
 	w2 := startChild(t, "worker", "--coordinator", addr, "--name", "k9b", "--data-dir", dataDir)
 	waitFor(t, ctx, "the next worker to restore", func() bool { return len(throttled(t)) == len(before) && !mountedAt(mnt) })
 	w2.Process.Signal(syscall.SIGTERM)
-	if err := w2.Wait(); err != nil {
-		t.Errorf("second worker: %v", err)
-	}
+	w2.Wait() // SIGTERM stops it (exit status 143)
 	if b, _ := os.ReadFile(filepath.Join(dataDir, ".writepath-host.journal")); len(b) != 0 {
 		t.Errorf("journal not emptied: %s", b)
 	}
