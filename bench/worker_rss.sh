@@ -34,7 +34,7 @@ ADDR=127.0.0.1:$PORT
 mkdir -p "$WORK/data"
 "$WP" coordinator --listen "$ADDR" --db "$WORK/wp.db" >"$WORK/coordinator.log" 2>&1 &
 PIDS+=($!)
-"$WP" worker --coordinator "$ADDR" --name rss --data-dir "$WORK/data" >"$WORK/worker.log" 2>&1 &
+"$WP" worker ${WORKER_FLAGS:-} --coordinator "$ADDR" --name rss --data-dir "$WORK/data" >"$WORK/worker.log" 2>&1 &
 WORKER=$!
 PIDS+=("$WORKER")
 for _ in $(seq 1 50); do

@@ -3,8 +3,6 @@ package worker
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -146,18 +144,19 @@ func (s *session) tickUntilDone(p *phase, rec *workload.Recorder, tel Telemetry,
 // histogram of the shared geometry; if it does, the op is skipped and
 // logged rather than the whole interval lost.
 func (s *session) interval(p *phase, seq uint32, snap workload.Snapshot, tel Telemetry) {
-	ops, counters := s.traceInterval(p, p.trace, snap.Ops, snap.Counters)
+	traced, counters := s.traceInterval(p, p.trace, snap.Counters)
 	iv := &writepathv1.Interval{RunId: p.runID, Phase: p.name, Seq: seq,
 		Start: timestamppb.New(snap.Start), End: timestamppb.New(snap.End),
 		Counters: counters, Gauges: snap.Gauges, Telemetry: telemetryProto(tel, snap.End)}
-	for _, op := range slices.Sorted(maps.Keys(ops)) {
-		b, err := ops[op].Encode()
+	for _, op := range snap.OpNames() {
+		b, err := snap.Ops[op].Encode()
 		if err != nil {
 			s.w.cfg.Log.Error("encode histogram", "run", iv.GetRunId(), "phase", iv.GetPhase(), "op", op, "err", err)
 			continue
 		}
 		iv.Ops = append(iv.Ops, &writepathv1.OpHistogram{Op: op, Hdr: b})
 	}
+	iv.Ops = appendTraced(iv.Ops, snap.Ops, traced)
 	if err := s.send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_Interval{Interval: iv}}); err != nil {
 		s.w.cfg.Log.Warn("send interval", "run", iv.GetRunId(), "phase", iv.GetPhase(), "seq", seq, "err", err)
 	}

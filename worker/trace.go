@@ -2,9 +2,12 @@ package worker
 
 import (
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/writepath/writepath/hist"
+	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+
 	"github.com/writepath/writepath/workload"
 )
 
@@ -21,9 +24,9 @@ type PhaseTrace interface {
 	// Follow sets the processes and redo files the workload names now.
 	Follow(t workload.TraceTargets) error
 	// TraceTick returns the series since the previous call (the first:
-	// since StartTrace), valid until the next call, and counters of values
-	// the tracer could not keep.
-	TraceTick() (map[string]*hist.Histogram, map[string]int64, error)
+	// since StartTrace), each in package hist's encoding and valid until
+	// the next call, and counters of values the tracer could not keep.
+	TraceTick() (map[string][]byte, map[string]int64, error)
 	Close() error
 }
 
@@ -70,28 +73,34 @@ func (s *session) follow(p *phase) bool {
 	return len(targets.PIDs) > 0
 }
 
-// traceInterval adds the tracer's series to an interval's ops (encoded by
-// the caller) and its counters, following what the workload names first.
-func (s *session) traceInterval(p *phase, tr PhaseTrace, ops map[string]*hist.Histogram, counters map[string]int64) (map[string]*hist.Histogram, map[string]int64) {
+// traceInterval returns the tracer's series for an interval (encoded) and
+// its counters merged into the workload's, following what the workload
+// names first.
+func (s *session) traceInterval(p *phase, tr PhaseTrace, counters map[string]int64) (map[string][]byte, map[string]int64) {
 	if tr == nil {
-		return ops, counters
+		return nil, counters
 	}
 	s.follow(p)
 	tops, tcounters, err := tr.TraceTick()
 	if err != nil {
 		s.w.cfg.Log.Warn("block tracing: read", "run", p.runID, "phase", p.name, "err", err)
 	}
-	if len(tops) == 0 && len(tcounters) == 0 {
-		return ops, counters
-	}
-	all := make(map[string]*hist.Histogram, len(ops)+len(tops))
-	maps.Copy(all, tops)
-	maps.Copy(all, ops) // a workload op never loses to a series of the same name
 	if len(tcounters) > 0 {
 		c := make(map[string]int64, len(counters)+len(tcounters))
 		maps.Copy(c, tcounters)
-		maps.Copy(c, counters)
+		maps.Copy(c, counters) // a workload counter never loses to the tracer's
 		counters = c
 	}
-	return all, counters
+	return tops, counters
+}
+
+// appendTraced adds the tracer's encoded series to an interval's ops, in
+// name order; a workload op of the same name keeps its place.
+func appendTraced(ops []*writepathv1.OpHistogram, workloadOps map[string]*hist.Histogram, traced map[string][]byte) []*writepathv1.OpHistogram {
+	for _, name := range slices.Sorted(maps.Keys(traced)) {
+		if _, taken := workloadOps[name]; !taken {
+			ops = append(ops, &writepathv1.OpHistogram{Op: name, Hdr: traced[name]})
+		}
+	}
+	return ops
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/writepath/writepath/hist"
 	"github.com/writepath/writepath/telemetry/blocktrace"
 	"github.com/writepath/writepath/telemetry/diskstats"
 	"github.com/writepath/writepath/worker"
@@ -74,7 +73,7 @@ func (a *phaseTraceAdapter) Follow(t workload.TraceTargets) error {
 
 // TraceTick returns the series and, when the tracer lost or dropped
 // values, the counters trace.lost and trace.dropped.
-func (a *phaseTraceAdapter) TraceTick() (map[string]*hist.Histogram, map[string]int64, error) {
+func (a *phaseTraceAdapter) TraceTick() (map[string][]byte, map[string]int64, error) {
 	s, err := a.t.Tick()
 	clear(a.counters)
 	if s.Lost > 0 || s.Dropped > 0 {
@@ -83,7 +82,7 @@ func (a *phaseTraceAdapter) TraceTick() (map[string]*hist.Histogram, map[string]
 		}
 		a.counters["trace.lost"], a.counters["trace.dropped"] = s.Lost, s.Dropped
 	}
-	return s.Ops, a.counters, err
+	return s.Encoded, a.counters, err
 }
 
 func (a *phaseTraceAdapter) Close() error { return a.t.Close() }

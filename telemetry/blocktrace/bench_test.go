@@ -87,9 +87,9 @@ func BenchmarkTraceCost(b *testing.B) {
 	}
 	after, _ := l.Cost()
 	var reqs int64
-	for name, h := range snap.Ops {
+	for name := range snap.Encoded {
 		if s, ok := series.Parse(name); ok && s.Metric == series.D2C {
-			reqs += h.Count()
+			reqs += decoded(b, snap, name).Count()
 		}
 	}
 	if reqs == 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/cilium/ebpf"
 	"golang.org/x/sys/unix"
 
+	"github.com/writepath/writepath/hist"
 	"github.com/writepath/writepath/telemetry/blocktrace/series"
 )
 
@@ -80,29 +81,28 @@ func TestLiveWritesAndFsync(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := []string{}
-	for name, h := range snap.Ops {
+	for name := range snap.Encoded {
 		names = append(names, name)
 		if _, ok := series.Parse(name); !ok {
 			t.Errorf("series %q does not parse", name)
 		}
-		_ = h
 	}
-	w := snap.Ops[series.Block(dev, "write", series.D2C)]
+	w := decoded(t, snap, series.Block(dev, "write", series.D2C))
 	if w == nil || w.Count() < n {
 		t.Fatalf("%s: %v; want >= %d writes (series %v)", series.Block(dev, "write", series.D2C), w, n, names)
 	}
-	if s := snap.Ops[series.Block(dev, "write", series.Bytes)]; s == nil || s.Percentile(50) < 4096 {
+	if s := decoded(t, snap, series.Block(dev, "write", series.Bytes)); s == nil || s.Percentile(50) < 4096 {
 		t.Errorf("write sizes: %v", s)
 	}
-	if fs := snap.Ops[series.SysFsync]; fs == nil || fs.Count() != n {
+	if fs := decoded(t, snap, series.SysFsync); fs == nil || fs.Count() != n {
 		t.Errorf("sys.fsync: %v; want %d (series %v)", fs, n, names)
 	}
-	if ws := snap.Ops[series.SysWriteBytes]; ws == nil || ws.Count() < n || !ws.Equivalent(ws.Percentile(50), 4096) {
+	if ws := decoded(t, snap, series.SysWriteBytes); ws == nil || ws.Count() < n || !ws.Equivalent(ws.Percentile(50), 4096) {
 		t.Errorf("sys.write.bytes: %v; want >= %d of 4096", ws, n)
 	}
 	// The next Tick holds only what came after.
 	snap, _ = tr.Tick()
-	if fs := snap.Ops[series.SysFsync]; fs != nil && fs.Count() != 0 {
+	if fs := decoded(t, snap, series.SysFsync); fs != nil && fs.Count() != 0 {
 		t.Errorf("second Tick: sys.fsync %d; want none", fs.Count())
 	}
 }
@@ -133,4 +133,18 @@ func TestKernelIndexMatchesHist(t *testing.T) {
 			}
 		}
 	}
+}
+
+// decoded is one series of a snapshot, nil when it has none.
+func decoded(t testing.TB, s *Snapshot, name string) *hist.Histogram {
+	t.Helper()
+	b, ok := s.Encoded[name]
+	if !ok {
+		return nil
+	}
+	h, err := hist.Decode(b)
+	if err != nil {
+		t.Fatalf("decode %s: %v", name, err)
+	}
+	return h
 }

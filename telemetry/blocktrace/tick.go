@@ -39,12 +39,14 @@ type Tracer struct {
 	sysOn bool
 
 	prev   map[uint64]uint64 // cumulative count per packed key at the last Tick
-	hists  map[seriesKey]*hist.Histogram
-	names  map[seriesKey]string
+	// incs are this Tick's increases per series and bucket; one scratch
+	// histogram (270 KB, dense) turns each series into its encoding in
+	// turn, so memory does not grow with the number of series.
+	incs    map[seriesKey][]bucketInc
+	scratch *hist.Histogram
+	names   map[seriesKey]string
 	batch  *batchReader
 	cpus   int
-	last   seriesKey // the series of the previous key read (keys come grouped)
-	lastH  *hist.Histogram
 	pids   []int
 	redo   []string
 	ext    *Extents
@@ -54,6 +56,12 @@ type Tracer struct {
 	lostAt uint64 // stats sum at the last Tick
 }
 
+// bucketInc is one bucket's increase.
+type bucketInc struct {
+	idx uint32
+	n   uint64
+}
+
 // seriesKey is one series: a metric of a device (0 for syscalls) and op.
 type seriesKey struct {
 	dev    uint32
@@ -61,9 +69,10 @@ type seriesKey struct {
 	op     uint8
 }
 
-// Snapshot is one interval's series. Ops is valid until the next Tick.
+// Snapshot is one interval's series, each in package hist's encoding
+// (hist.Decode reads it). Encoded is valid until the next Tick.
 type Snapshot struct {
-	Ops map[string]*hist.Histogram
+	Encoded map[string][]byte
 	// Lost counts values the programs could not count (a map full), and
 	// Dropped values of series past MaxSeries, since the previous Tick.
 	Lost, Dropped int64
@@ -76,9 +85,8 @@ func newTracer(l *Loaded) *Tracer {
 	if err != nil || cpus < 1 {
 		cpus = runtime.NumCPU()
 	}
-	return &Tracer{l: l, prev: map[uint64]uint64{}, hists: map[seriesKey]*hist.Histogram{},
-		names: map[seriesKey]string{}, cpus: cpus, batch: newBatchReader(l.block.Maps[traceMapHists].FD(), cpus, 1024),
-		snap: Snapshot{Ops: map[string]*hist.Histogram{}}}
+	return &Tracer{l: l, prev: map[uint64]uint64{}, incs: map[seriesKey][]bucketInc{}, scratch: l.scratch, names: l.names, cpus: cpus, batch: newBatchReader(l.block.Maps[traceMapHists].FD(), cpus, 1024),
+		snap: Snapshot{Encoded: map[string][]byte{}}}
 }
 
 // Syscalls reports whether the syscall series are being traced.
@@ -166,10 +174,10 @@ func (t *Tracer) setRedo(files []string) error {
 // since Start). It does not fail the phase: a read error yields an empty
 // snapshot with the error.
 func (t *Tracer) Tick() (*Snapshot, error) {
-	for _, h := range t.hists {
-		h.Reset()
+	for k, v := range t.incs {
+		t.incs[k] = v[:0]
 	}
-	clear(t.snap.Ops)
+	clear(t.snap.Encoded)
 	t.snap.Lost, t.snap.Dropped, t.snap.Redo = 0, 0, t.ext
 	if t.closed {
 		return &t.snap, errors.New("block tracing: tracer closed")
@@ -181,10 +189,26 @@ func (t *Tracer) Tick() (*Snapshot, error) {
 	return &t.snap, nil
 }
 
-// readHists adds each key's increase to its series' histogram.
+// readHists reads every key's increase, then encodes each series.
 func (t *Tracer) readHists() error {
-	t.lastH = nil
-	return t.batch.each(t.add)
+	if err := t.batch.each(t.add); err != nil {
+		return err
+	}
+	for sk, incs := range t.incs {
+		if len(incs) == 0 {
+			continue
+		}
+		t.scratch.Reset()
+		for _, b := range incs {
+			t.scratch.RecordN(indexValue(b.idx), int64(b.n))
+		}
+		enc, err := t.scratch.Encode()
+		if err != nil {
+			return fmt.Errorf("block tracing: encode %s: %w", t.names[sk], err)
+		}
+		t.snap.Encoded[t.names[sk]] = enc
+	}
+	return nil
 }
 
 // add takes one key (struct hkey packed little-endian: dev, idx<<32,
@@ -200,31 +224,17 @@ func (t *Tracer) add(key uint64, percpu []uint64) {
 	}
 	t.prev[key] = total
 	sk := seriesKey{dev: uint32(key), metric: uint8(key >> 48), op: uint8(key >> 56)}
-	h := t.lastH
-	if h == nil || sk != t.last {
-		h = t.series(sk)
-		if h == nil {
+	incs, ok := t.incs[sk]
+	if !ok {
+		if len(t.incs) >= MaxSeries {
 			t.snap.Dropped += int64(inc)
 			return
 		}
-		t.last, t.lastH = sk, h
-		t.snap.Ops[t.names[sk]] = h
+		if _, named := t.names[sk]; !named {
+			t.names[sk] = t.seriesName(sk)
+		}
 	}
-	h.RecordN(indexValue(uint32(key>>32)&0xffff), int64(inc))
-}
-
-// series returns sk's histogram, nil past MaxSeries.
-func (t *Tracer) series(sk seriesKey) *hist.Histogram {
-	if h, ok := t.hists[sk]; ok {
-		return h
-	}
-	if len(t.hists) >= MaxSeries {
-		return nil
-	}
-	h := hist.New()
-	t.hists[sk] = h
-	t.names[sk] = t.seriesName(sk)
-	return h
+	t.incs[sk] = append(incs, bucketInc{idx: uint32(key>>32) & 0xffff, n: inc})
 }
 
 func (t *Tracer) seriesName(k seriesKey) string {

@@ -52,15 +52,17 @@ type traceProbe struct {
 }
 
 type traceSlot struct {
-	_  structs.HostLayout
-	Rq uint64
-	F  traceInflight
+	_   structs.HostLayout
+	Rq  uint64
+	Gen uint64
+	F   traceInflight
 }
 
 // Names of all BPF objects in the ELF.
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
+	traceMapGeneration       = "generation"
 	traceMapHists            = "hists"
 	traceMapInflight         = "inflight"
 	traceMapProbe            = "probe"
@@ -146,14 +148,15 @@ type traceProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type traceMapSpecs struct {
-	Hists    *ebpf.MapSpec `ebpf:"hists"`
-	Inflight *ebpf.MapSpec `ebpf:"inflight"`
-	Probe    *ebpf.MapSpec `ebpf:"probe"`
-	Redo     *ebpf.MapSpec `ebpf:"redo"`
-	Slots    *ebpf.MapSpec `ebpf:"slots"`
-	Stats    *ebpf.MapSpec `ebpf:"stats"`
-	Syscalls *ebpf.MapSpec `ebpf:"syscalls"`
-	Tgids    *ebpf.MapSpec `ebpf:"tgids"`
+	Generation *ebpf.MapSpec `ebpf:"generation"`
+	Hists      *ebpf.MapSpec `ebpf:"hists"`
+	Inflight   *ebpf.MapSpec `ebpf:"inflight"`
+	Probe      *ebpf.MapSpec `ebpf:"probe"`
+	Redo       *ebpf.MapSpec `ebpf:"redo"`
+	Slots      *ebpf.MapSpec `ebpf:"slots"`
+	Stats      *ebpf.MapSpec `ebpf:"stats"`
+	Syscalls   *ebpf.MapSpec `ebpf:"syscalls"`
+	Tgids      *ebpf.MapSpec `ebpf:"tgids"`
 }
 
 // traceVariableSpecs contains global variables before they are loaded into the kernel.
@@ -193,18 +196,20 @@ func (o *traceObjects) Close() error {
 //
 // It can be passed to loadTraceObjects or ebpf.CollectionSpec.LoadAndAssign.
 type traceMaps struct {
-	Hists    *ebpf.Map `ebpf:"hists"`
-	Inflight *ebpf.Map `ebpf:"inflight"`
-	Probe    *ebpf.Map `ebpf:"probe"`
-	Redo     *ebpf.Map `ebpf:"redo"`
-	Slots    *ebpf.Map `ebpf:"slots"`
-	Stats    *ebpf.Map `ebpf:"stats"`
-	Syscalls *ebpf.Map `ebpf:"syscalls"`
-	Tgids    *ebpf.Map `ebpf:"tgids"`
+	Generation *ebpf.Map `ebpf:"generation"`
+	Hists      *ebpf.Map `ebpf:"hists"`
+	Inflight   *ebpf.Map `ebpf:"inflight"`
+	Probe      *ebpf.Map `ebpf:"probe"`
+	Redo       *ebpf.Map `ebpf:"redo"`
+	Slots      *ebpf.Map `ebpf:"slots"`
+	Stats      *ebpf.Map `ebpf:"stats"`
+	Syscalls   *ebpf.Map `ebpf:"syscalls"`
+	Tgids      *ebpf.Map `ebpf:"tgids"`
 }
 
 func (m *traceMaps) Close() error {
 	return _TraceClose(
+		m.Generation,
 		m.Hists,
 		m.Inflight,
 		m.Probe,

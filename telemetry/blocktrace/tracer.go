@@ -13,6 +13,8 @@ import (
 	"github.com/cilium/ebpf/link"
 	"github.com/cilium/ebpf/rlimit"
 	"golang.org/x/sys/unix"
+
+	"github.com/writepath/writepath/hist"
 )
 
 // Config says what to trace.
@@ -46,7 +48,12 @@ type Loaded struct {
 	SysErr error
 	disks  []disk // traced disks (Config.Devices), by name
 	mu     sync.Mutex
-	active bool // a Tracer is attached (protected by mu)
+	active bool   // a Tracer is attached (protected by mu)
+	gen    uint64 // the in-flight table's generation (protected by mu)
+	// scratch and names are the Tracer's encoding histogram and the series'
+	// names, kept across phases: only the attached Tracer uses them.
+	scratch *hist.Histogram
+	names   map[seriesKey]string
 }
 
 // Programs by what they attach to.
@@ -61,7 +68,7 @@ var sysProgs = []string{traceProgSysEnter, traceProgSysExit}
 // returns them unattached. An error wrapping ErrUnavailable means this
 // kernel or process cannot trace; other errors are cfg's.
 func Load(cfg Config) (*Loaded, error) {
-	l := &Loaded{cfg: cfg}
+	l := &Loaded{cfg: cfg, scratch: hist.New(), names: map[seriesKey]string{}}
 	for _, n := range cfg.Devices {
 		d, _, err := diskOf(sysBlock, n)
 		if err != nil {
@@ -246,8 +253,10 @@ func (t *Tracer) attach() error {
 			return fmt.Errorf("block tracing: clear %s: %w", name, err)
 		}
 	}
-	if err := clearSlots(t.l.block.Maps[traceMapSlots]); err != nil {
-		return fmt.Errorf("block tracing: clear slots: %w", err)
+	// A new generation frees every slot of the in-flight table at once.
+	t.l.gen++
+	if err := t.l.block.Maps[traceMapGeneration].Put(uint32(0), t.l.gen); err != nil {
+		return fmt.Errorf("block tracing: generation: %w", err)
 	}
 	attachAll := func(c *ebpf.Collection, names []string) error {
 		for _, n := range names {
@@ -280,19 +289,6 @@ func (t *Tracer) detach() {
 		lk.Close()
 	}
 	t.links = nil
-}
-
-// clearSlots frees every slot of the in-flight table (an array: its
-// entries are zeroed, not deleted), so no request of an earlier phase is
-// taken for one of this phase.
-func clearSlots(m *ebpf.Map) error {
-	n := int(m.MaxEntries())
-	keys := make([]uint32, n)
-	for i := range keys {
-		keys[i] = uint32(i)
-	}
-	_, err := m.BatchUpdate(keys, make([]traceSlot, n), nil)
-	return err
 }
 
 func clearMap(m *ebpf.Map) error {

@@ -105,9 +105,26 @@ struct inflight {
  * run on another CPU: it happens after the issue that stored the slot. */
 #define SLOTS (1 << 16)
 struct slot {
-	u64 rq; /* the request's address, 0 when free */
+	u64 rq;  /* the request's address, 0 when free */
+	u64 gen; /* the phase that stored it: slots of another phase are free */
 	struct inflight f;
 };
+
+/* The current phase's generation, set by user space at each attach, so
+ * that no slot needs clearing between phases. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u64);
+} generation SEC(".maps");
+
+static __always_inline u64 current_gen(void)
+{
+	u32 zero = 0;
+	u64 *g = bpf_map_lookup_elem(&generation, &zero);
+	return g ? *g : 0;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -261,7 +278,7 @@ static __always_inline struct slot *slot_of(u64 rq)
 /* find returns the in-flight entry of rq, or NULL. */
 static __always_inline struct inflight *find(u64 rq, struct slot *s)
 {
-	if (s && s->rq == rq)
+	if (s && s->rq == rq && s->gen == current_gen())
 		return &s->f;
 	return bpf_map_lookup_elem(&inflight, &rq);
 }
@@ -270,8 +287,10 @@ static __always_inline struct inflight *find(u64 rq, struct slot *s)
  * else one in the hash. */
 static __always_inline struct inflight *start(u64 rq, struct slot *s)
 {
-	if (s && (s->rq == 0 || s->rq == rq)) {
+	u64 gen = current_gen();
+	if (s && (s->rq == 0 || s->rq == rq || s->gen != gen)) {
 		s->rq = rq;
+		s->gen = gen;
 		__builtin_memset(&s->f, 0, sizeof(s->f));
 		return &s->f;
 	}
@@ -286,7 +305,7 @@ static __always_inline struct inflight *start(u64 rq, struct slot *s)
 /* forget drops rq's entry wherever it is. */
 static __always_inline void forget(u64 rq, struct slot *s)
 {
-	if (s && s->rq == rq)
+	if (s && s->rq == rq && s->gen == current_gen())
 		s->rq = 0;
 	else
 		bpf_map_delete_elem(&inflight, &rq);
