@@ -38,22 +38,22 @@ type Tracer struct {
 	links []link.Link
 	sysOn bool
 
-	prev   map[uint64]uint64 // cumulative count per packed key at the last Tick
+	prev map[uint64]uint64 // cumulative count per packed key at the last Tick
 	// incs are this Tick's increases per series and bucket; one scratch
 	// histogram (270 KB, dense) turns each series into its encoding in
 	// turn, so memory does not grow with the number of series.
 	incs    map[seriesKey][]bucketInc
 	scratch *hist.Histogram
 	names   map[seriesKey]string
-	batch  *batchReader
-	cpus   int
-	pids   []int
-	redo   []string
-	ext    *Extents
-	redoAt time.Time
-	closed bool
-	snap   Snapshot
-	lostAt uint64 // stats sum at the last Tick
+	batch   *batchReader
+	cpus    int
+	pids    []int
+	redo    []string
+	ext     *Extents
+	redoAt  time.Time
+	closed  bool
+	snap    Snapshot
+	lostAt  uint64 // stats sum at the last Tick
 }
 
 // bucketInc is one bucket's increase.
