@@ -234,6 +234,24 @@ type Meta struct {
 	// Help, if set, prints the options FromArgs takes, with their defaults
 	// and descriptions, generated from the table the parser uses.
 	Help func(w io.Writer) error
+	// Output, if set, returns the printer of a run's result in the kind's
+	// own output format when the marshalled spec asks for one (fio's
+	// --output-format), or nil: `writepath run` then prints that on stdout
+	// instead of writepath's summary.
+	Output func(spec []byte) OutputFunc
+}
+
+// OutputFunc prints the result of a run's measured phase from what each
+// of its workers reported at the end of it.
+type OutputFunc func(w io.Writer, parts []Part) error
+
+// Part is one worker's end of a phase, as the coordinator stored it.
+type Part struct {
+	Worker string
+	// Summary is the kind's Summarizer output; empty if the worker sent
+	// none (it failed or was lost first).
+	Summary []byte
+	Err     string
 }
 
 // Phase returns the named phase.

@@ -45,6 +45,9 @@ type runOptions struct {
 	usage func(io.Writer)
 	// notes: the sysbench output's writepath notes (writepath sysbench --notes).
 	notes bool
+	// output prints the result in the kind's own format instead of the
+	// summary (fio's --output-format); set by runKind.
+	output workload.OutputFunc
 }
 
 func (o *runOptions) flagSet() *pflag.FlagSet {
@@ -161,6 +164,9 @@ func runKind(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer closeFabric()
+	if meta.Output != nil && !o.json {
+		o.output = meta.Output(spec.GetSpec().GetValue())
+	}
 	return o.follow(ctx, c, spec, stdout, stderr)
 }
 
@@ -191,7 +197,7 @@ func (o *runOptions) buildSpec(meta workload.Meta, phases, kindArgs []string) (*
 // follow runs spec, printing as asked; the exit status says how it ended.
 func (o *runOptions) follow(ctx context.Context, c *client.Client, spec *writepathv1.RunSpec, stdout, stderr io.Writer) error {
 	progress := stdout
-	if o.json {
+	if o.json || o.output != nil {
 		progress = stderr
 	}
 	show, _ := client.ParseShow(o.show) // checked by Validate
@@ -222,6 +228,9 @@ func (o *runOptions) printSummary(ctx context.Context, c *client.Client, id stri
 	if err != nil {
 		return err
 	}
+	if o.output != nil {
+		return o.output(w, measuredParts(detail))
+	}
 	s, err := client.Summarize(detail)
 	if err != nil {
 		return err
@@ -233,6 +242,22 @@ func (o *runOptions) printSummary(ctx context.Context, c *client.Client, id stri
 	}
 	fmt.Fprintln(w)
 	return client.WriteSummary(w, s)
+}
+
+// measuredParts is what each worker reported at the end of the run's
+// last measured phase.
+func measuredParts(detail *writepathv1.GetRunResponse) []workload.Part {
+	var parts []workload.Part
+	for _, ph := range detail.GetRun().GetPhases() {
+		if !ph.GetMeasured() {
+			continue
+		}
+		parts = parts[:0]
+		for _, pw := range ph.GetWorkers() {
+			parts = append(parts, workload.Part{Worker: pw.GetWorker(), Summary: pw.GetSummary(), Err: pw.GetError()})
+		}
+	}
+	return parts
 }
 
 // exitFor maps a run's final state to the process's exit status.

@@ -1,10 +1,14 @@
 package fio
 
 import (
+	"io"
+	"os"
 	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
+
+	"github.com/writepath/writepath/workload"
 )
 
 // FuzzParseArgs feeds arbitrary argument lists (one per line) to the
@@ -65,5 +69,34 @@ func FuzzParseJobFile(f *testing.F) {
 		if _, err := New(spec); err != nil {
 			t.Fatalf("job file %q accepted but New rejects it: %v", text, err)
 		}
+	})
+}
+
+// summarySample is a worker's summary of a two-clone randrw null job
+// with fsyncs (rows without group_reporting).
+const summarySample = "testdata/summary-null-randrw.json"
+
+// summarySpecArgs is the job summarySample ran.
+var summarySpecArgs = []string{"--name=x", "--ioengine=null", "--size=64k", "--bs=4k", "--rw=randrw", "--fsync=2", "--numjobs=2"}
+
+// FuzzDecodeSummary feeds arbitrary bytes as a worker's summary: decoding
+// never panics, and whatever it accepts prints and merges without panic
+// in every output format.
+func FuzzDecodeSummary(f *testing.F) {
+	if b, err := os.ReadFile(summarySample); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte(`{"jobs":[],"writepath":{}}`))
+	spec, err := ParseArgs(append([]string{"--output-format=terse,json+,normal"}, summarySpecArgs...))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if _, err := decodeSummary(b, spec, "w"); err != nil {
+			return
+		}
+		parts := []workload.Part{{Worker: "a", Summary: b}, {Worker: "b", Summary: b}}
+		_ = WriteMerged(io.Discard, spec, parts)
+		_ = WriteMerged(io.Discard, spec, parts[:1])
 	})
 }

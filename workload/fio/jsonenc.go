@@ -10,8 +10,13 @@ import (
 // kv is one member of an ordered JSON object.
 type kv struct {
 	k string
-	v any // string, int, int64, uint64, float64, obj, []obj
+	v any // string, int, int64, uint64, float64, exactFloat, obj, []obj, []int64, []string
 }
+
+// exactFloat is a float written in the shortest form that reads back to
+// the same bits (fio's "%f" six decimals would round), for the exact
+// members of a worker's summary.
+type exactFloat float64
 
 // obj is a JSON object whose members keep their order, because fio's JSON
 // is read by tools (and people) that expect fio's order and layout.
@@ -28,6 +33,9 @@ func writeJSON(w io.Writer, o obj) error {
 
 func writeObj(w *bufio.Writer, o obj, depth int) {
 	w.WriteString("{\n")
+	if len(o) == 0 {
+		w.WriteString("\n") // fio's json.c ends every object's members with a newline
+	}
 	for i, m := range o {
 		indent(w, depth+1)
 		w.WriteString(strconv.Quote(m.k))
@@ -62,6 +70,26 @@ func writeValue(w *bufio.Writer, v any, depth int) {
 		w.WriteString(strconv.Quote(x))
 	case float64:
 		w.WriteString(strconv.FormatFloat(x, 'f', 6, 64))
+	case exactFloat:
+		w.WriteString(strconv.FormatFloat(float64(x), 'g', -1, 64))
+	case []int64:
+		w.WriteString("[")
+		for i, n := range x {
+			if i > 0 {
+				w.WriteString(", ")
+			}
+			w.WriteString(strconv.FormatInt(n, 10))
+		}
+		w.WriteString("]")
+	case []string:
+		w.WriteString("[")
+		for i, s := range x {
+			if i > 0 {
+				w.WriteString(", ")
+			}
+			w.WriteString(strconv.Quote(s))
+		}
+		w.WriteString("]")
 	case int:
 		w.WriteString(strconv.Itoa(x))
 	case int64:

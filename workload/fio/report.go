@@ -65,7 +65,13 @@ func entries(res *result) ([]entry, error) {
 			}
 		}
 	}
-	for _, g := range groupsOf(out) {
+	shareBandwidth(out)
+	return out, nil
+}
+
+// shareBandwidth sets each entry's share of its group's bandwidth.
+func shareBandwidth(es []entry) {
+	for _, g := range groupsOf(es) {
 		total := groupTotals(g)
 		for _, e := range g {
 			for d := range e.st.dir {
@@ -75,7 +81,6 @@ func entries(res *result) ([]entry, error) {
 			}
 		}
 	}
-	return out, nil
 }
 
 // groupsOf splits entries by group, in order.
@@ -111,15 +116,21 @@ func bandwidth(st *jobStats, d int) float64 {
 	return float64(st.dir[d].bytes) * 1000 / float64(ms)
 }
 
-// Summary returns the fio-shaped JSON of the last run, always with json+
-// bins, so that the fabric can merge workers' summaries exactly (bins are
-// the histograms' buckets); see MergeSummaries.
+// Summary returns the fio-shaped JSON (json+) of the last run, with a
+// "writepath" member in each job and at the top that carries what fio's
+// JSON rounds or leaves out (every histogram, exact sums, raw depth
+// counts, the error text), so that the client can print each worker's
+// run and their merge exactly as one fio would (see WriteMerged).
 func (w *Workload) Summary(phase string) ([]byte, error) {
 	if phase != PhaseRun {
 		return nil, fmt.Errorf("fio: unknown phase %q", phase)
 	}
+	v, err := w.view()
+	if err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
-	if err := w.writeJSON(&b, true); err != nil {
+	if err := writeJSON(&b, jsonTop(v, true, true)); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -139,17 +150,26 @@ func formats(spec *fiov1.Spec) []fiov1.OutputFormat {
 // Report writes the last run in every output format the spec asks for,
 // in fio's order (terse, json, normal).
 func (w *Workload) Report(out io.Writer) error {
-	for _, f := range formats(w.spec) {
+	v, err := w.view()
+	if err != nil {
+		return err
+	}
+	return writeView(out, v)
+}
+
+// writeView writes v in every output format its spec asks for.
+func writeView(out io.Writer, v *view) error {
+	for _, f := range formats(v.spec) {
 		var err error
 		switch f {
 		case fiov1.OutputFormat_OUTPUT_FORMAT_JSON:
-			err = w.writeJSON(out, false)
+			err = writeJSONView(out, v, false)
 		case fiov1.OutputFormat_OUTPUT_FORMAT_JSON_PLUS:
-			err = w.writeJSON(out, true)
+			err = writeJSONView(out, v, true)
 		case fiov1.OutputFormat_OUTPUT_FORMAT_TERSE:
-			err = w.writeTerse(out)
+			err = writeTerseView(out, v)
 		default:
-			err = w.writeText(out)
+			err = writeTextView(out, v)
 		}
 		if err != nil {
 			return err

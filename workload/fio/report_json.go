@@ -24,31 +24,41 @@ func percentilesOf(j *fiov1.Job) []float64 {
 	return percentiles
 }
 
-func (w *Workload) writeJSON(out io.Writer, plus bool) error {
-	res, err := w.last()
-	if err != nil {
-		return err
-	}
-	es, err := entries(res)
-	if err != nil {
-		return err
-	}
-	jobs := make([]obj, 0, len(es))
-	for _, e := range es {
-		jobs = append(jobs, jobJSON(e, res, plus))
+// writeJSONView writes fio's json (plus: json+) output of one run.
+func writeJSONView(out io.Writer, v *view, plus bool) error {
+	return writeJSON(out, jsonTop(v, plus, false))
+}
+
+// jsonTop is fio's top-level object; exact adds what a worker's summary
+// needs to be merged exactly (see summaryJSON).
+func jsonTop(v *view, plus, exact bool) obj {
+	jobs := make([]obj, 0, len(v.entries))
+	for _, e := range v.entries {
+		o := jobJSON(e, v, plus || exact)
+		if exact {
+			o = append(o, kv{"writepath", exactJSON(e, v)})
+		}
+		jobs = append(jobs, o)
 	}
 	top := obj{
-		{"fio version", versionString(res.version)},
-		{"timestamp", res.start.Unix()},
-		{"timestamp_ms", res.start.UnixMilli()},
-		{"time", res.start.Format("Mon Jan _2 15:04:05 2006")},
+		{"fio version", versionString(v.version)},
+		{"timestamp", v.start.Unix()},
+		{"timestamp_ms", v.start.UnixMilli()},
+		{"time", fioTime(v.start)},
 	}
-	if len(w.spec.GlobalOptions) > 0 {
-		top = append(top, kv{"global options", optionsJSON(w.spec.GlobalOptions)})
+	if len(v.spec.GlobalOptions) > 0 {
+		top = append(top, kv{"global options", optionsJSON(v.spec.GlobalOptions)})
 	}
-	top = append(top, kv{"jobs", jobs}, kv{"disk_util", disksJSON(res.disks)})
-	return writeJSON(out, top)
+	top = append(top, kv{"jobs", jobs}, kv{"disk_util", disksJSON(v.disks)})
+	if exact {
+		top = append(top, kv{"writepath", runExactJSON(v)})
+	}
+	return top
 }
+
+// fioTime is ctime(3) without its newline, as fio's "time" and its
+// normal output's job line print it.
+func fioTime(t time.Time) string { return t.Format("Mon Jan _2 15:04:05 2006") }
 
 func optionsJSON(opts []*fiov1.Option) obj {
 	o := obj{}
@@ -58,11 +68,11 @@ func optionsJSON(opts []*fiov1.Option) obj {
 	return o
 }
 
-func jobJSON(e entry, res *result, plus bool) obj {
+func jobJSON(e entry, v *view, plus bool) obj {
 	st, j := e.st, e.job
 	o := obj{
 		{"jobname", e.name}, {"groupid", e.group}, {"error", errnoOf(e.err)}, {"eta", 0},
-		{"elapsed", int64(res.elapsed.Round(time.Second).Seconds())},
+		{"elapsed", int64(v.elapsed.Round(time.Second).Seconds())},
 		{"job options", optionsJSON(e.job.Options)},
 	}
 	if j.UnifiedRwReporting {

@@ -16,34 +16,23 @@ const terseSlots = 20
 // in the version the spec asks for (fio's default 3): fio's
 // show_thread_status_terse_all, field for field. Latencies are in
 // microseconds, bandwidth in KiB/s.
-func (w *Workload) writeTerse(out io.Writer) error {
-	res, err := w.last()
-	if err != nil {
-		return err
-	}
-	es, err := entries(res)
-	if err != nil {
-		return err
-	}
-	ver := int(w.spec.TerseVersion)
-	if ver == 0 {
-		ver = 3
-	}
+func writeTerseView(out io.Writer, v *view) error {
 	b := bufio.NewWriter(out)
-	for _, g := range groupsOf(es) {
+	for _, g := range groupsOf(v.entries) {
 		agg := groupTotals(g)
 		for _, e := range g {
-			terseEntry(b, e, res, agg, ver)
+			terseEntry(b, e, v, agg)
 		}
 	}
 	return b.Flush()
 }
 
-func terseEntry(b *bufio.Writer, e *entry, res *result, agg [2]float64, ver int) {
+func terseEntry(b *bufio.Writer, e *entry, v *view, agg [2]float64) {
+	ver := v.terseVersion()
 	if ver == 2 {
 		fmt.Fprintf(b, "2;%s;%d;%d", e.name, e.group, errnoOf(e.err))
 	} else {
-		fmt.Fprintf(b, "%d;%s;%s;%d;%d", ver, versionString(res.version), e.name, e.group, errnoOf(e.err))
+		fmt.Fprintf(b, "%d;%s;%s;%d;%d", ver, versionString(v.version), e.name, e.group, errnoOf(e.err))
 	}
 	terseDir(b, e, dirRead, agg[dirRead], ver)
 	if !e.job.UnifiedRwReporting {
@@ -71,7 +60,7 @@ func terseEntry(b *bufio.Writer, e *entry, res *result, agg [2]float64, ver int)
 		fmt.Fprintf(b, ";%3.2f%%", v)
 	}
 	if ver >= 3 {
-		for _, d := range res.disks {
+		for _, d := range v.disks {
 			fmt.Fprintf(b, ";%s;%d;%d;%d;%d;%d;%d;%d;%3.2f%%", d.name, d.d.readIOs, d.d.writeIOs,
 				d.d.readMerges, d.d.writeMerges, d.d.readTicks, d.d.writeTicks, d.d.inQueue, d.util)
 		}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -30,36 +29,22 @@ func init() {
 	}
 }
 
-// writeText writes fio's normal output for the last run.
-func (w *Workload) writeText(out io.Writer) error {
-	res, err := w.last()
-	if err != nil {
-		return err
-	}
-	es, err := entries(res)
-	if err != nil {
-		return err
-	}
+// writeTextView writes fio's normal output of one run.
+func writeTextView(out io.Writer, v *view) error {
 	b := bufio.NewWriter(out)
-	textHeader(b, res)
-	for _, e := range es {
-		textEntry(b, e, res)
+	textHeader(b, v)
+	for _, e := range v.entries {
+		textEntry(b, e, v)
 	}
-	for _, g := range groupsOf(es) {
+	for _, g := range groupsOf(v.entries) {
 		textGroup(b, g)
 	}
-	textDisks(b, res.disks)
+	textDisks(b, v.disks)
 	return b.Flush()
 }
 
-func textHeader(b *bufio.Writer, res *result) {
-	seen := map[*fiov1.Job]bool{}
-	for _, c := range res.clones {
-		j := c.job
-		if seen[j] {
-			continue
-		}
-		seen[j] = true
+func textHeader(b *bufio.Writer, v *view) {
+	for _, j := range v.spec.Jobs {
 		r, w := resolveBlocks(j.ReadBs, j.Bs), resolveBlocks(j.WriteBs, j.Bs)
 		fmt.Fprintf(b, "%s: (g=%d): rw=%s, bs=(R) %s-%s, (W) %s-%s, (T) %s-%s, ioengine=%s, iodepth=%d\n",
 			j.Name, j.Group, rwNamesOut[j.Rw], bsText(r.min), bsText(r.max), bsText(w.min), bsText(w.max),
@@ -68,17 +53,17 @@ func textHeader(b *bufio.Writer, res *result) {
 			b.WriteString("...\n")
 		}
 	}
-	fmt.Fprintf(b, "%s\nStarting %s\n", versionString(res.version), startingText(res.clones))
-	for _, n := range res.notes {
+	fmt.Fprintf(b, "%s\nStarting %s\n", versionString(v.version), startingText(v.threads, v.procs))
+	for _, n := range v.notes {
 		b.WriteString(n + "\n")
 	}
 	b.WriteString("\n")
 }
 
-func textEntry(b *bufio.Writer, e entry, res *result) {
+func textEntry(b *bufio.Writer, e entry, v *view) {
 	errno := errnoOf(e.err)
 	fmt.Fprintf(b, "%s: (groupid=%d, jobs=%d): err=%2d: pid=%d: %s\n", e.name, e.group, e.st.jobs, errno,
-		os.Getpid(), res.start.Format("Mon Jan _2 15:04:05 2006"))
+		v.pid, fioTime(v.start))
 	if e.err != nil {
 		fmt.Fprintf(b, "  error: %v\n", e.err)
 	}
@@ -111,14 +96,7 @@ func textEntry(b *bufio.Writer, e entry, res *result) {
 // startingText is fio's "Starting 2 threads and 1 process": jobs with
 // thread=1 count as threads (writepath runs every job on a thread; the
 // words follow the option, as fio's do).
-func startingText(clones []*clone) string {
-	threads := 0
-	for _, c := range clones {
-		if c.job.Thread {
-			threads++
-		}
-	}
-	procs := len(clones) - threads
+func startingText(threads, procs int) string {
 	switch {
 	case threads == 0:
 		return fmt.Sprintf("%d process%s", procs, plural(procs, "es"))

@@ -27,6 +27,7 @@ func init() {
 		Phases:      []workload.Phase{{Name: PhaseRun, Placement: workload.All, Measured: true}},
 		New:         newFromBytes,
 		FromArgs:    fromArgs,
+		Output:      outputFor,
 	})
 }
 
