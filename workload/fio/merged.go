@@ -26,7 +26,9 @@ func outputFor(b []byte) workload.OutputFunc {
 	if proto.Unmarshal(b, spec) != nil {
 		return nil
 	}
-	if spec.OutputFormat == fiov1.OutputFormat_OUTPUT_FORMAT_UNSPECIFIED && len(spec.OutputFormats) == 0 && spec.Output == "" {
+	// OutputFormats is set only by the flags (OutputFormat always is, to
+	// fio's default normal).
+	if len(spec.OutputFormats) == 0 && spec.Output == "" {
 		return nil
 	}
 	return func(w io.Writer, parts []workload.Part) error {

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/writepath/writepath/hist"
 	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
 	"github.com/writepath/writepath/workload"
@@ -271,6 +273,22 @@ func fioServer(t *testing.T, fio, dir string) string {
 	}
 	t.Fatalf("fio --server on %s did not listen", addr)
 	return ""
+}
+
+func TestOutputOnlyWhenAsked(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want bool
+	}{{nil, false}, {[]string{"--output-format=normal"}, true}, {[]string{"--minimal"}, true}, {[]string{"--output=f"}, true}} {
+		spec := specOf(t, append(tt.args, nullJob...)...)
+		b, err := proto.Marshal(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := outputFor(b) != nil; got != tt.want {
+			t.Errorf("outputFor(%q) != nil is %v; want %v", tt.args, got, tt.want)
+		}
+	}
 }
 
 // TestDecodeSummaryRefusesBadInput: a summary is a worker's word; what
