@@ -85,8 +85,7 @@ type clone struct {
 	asyncSync   bool
 	lastWasSync bool
 	loopsLeft   uint32
-	rateStep    int64 // ns between I/Os for rate_iops; 0 = unlimited
-	rateNext    int64
+	rate        rateState
 	fsyncEvery  uint64        // fsync=N; 0 = never
 	fdsyncEvery uint64        // fdatasync=N; 0 = never
 	datasync    bool          // the sync now due is an fdatasync
@@ -105,9 +104,7 @@ func (c *clone) begin() {
 		c.endAt = c.rampEnd + j.RuntimeNs
 	}
 	c.loopsLeft = j.Loops
-	if j.RateIops > 0 {
-		c.rateStep = int64(time.Second) / int64(j.RateIops)
-	}
+	c.setupRate()
 	c.fsyncEvery, c.fdsyncEvery = uint64(j.Fsync), uint64(j.Fdatasync)
 	c.tick(0)
 }
@@ -126,7 +123,7 @@ func (c *clone) tick(now int64) bool {
 	if now >= c.nextYield {
 		c.yield(now)
 	}
-	return c.stop.Load() || (c.endAt > 0 && now >= c.endAt)
+	return c.stop.Load() || (c.endAt > 0 && now >= c.endAt) || (c.rate.minOn && c.checkMinRate(now))
 }
 
 // yieldEvery is how often a clone passes through the Go scheduler. A
@@ -203,6 +200,9 @@ func (c *clone) nextOp() (op int, off, n uint64) {
 		return opSync, 0, 0
 	}
 	d := c.gen.dir()
+	if c.rate.on {
+		d = c.rateDir(d)
+	}
 	off, n, ok := c.gen.next(d)
 	if !ok {
 		if !c.job.TimeBased {
@@ -217,6 +217,9 @@ func (c *clone) nextOp() (op int, off, n uint64) {
 		}
 	}
 	c.ios++
+	if c.rate.on {
+		c.issuedRate(d, n)
+	}
 	c.lastWrite = d == dirWrite
 	if c.lastWrite {
 		c.writesIssued++
@@ -334,25 +337,6 @@ func (c *clone) completeSync(start, end int64) {
 		}
 		c.h[opSync].Record(end - start)
 	}
-}
-
-// pace waits for the next rate_iops slot, counting I/Os that start more
-// than one slot late instead of hiding them (fio's rate_iops sleeps the
-// same way, outside the measured latency).
-func (c *clone) pace() {
-	if c.rateStep == 0 {
-		return
-	}
-	now := c.now()
-	if c.rateNext == 0 {
-		c.rateNext = now
-	}
-	if wait := c.rateNext - now; wait > 0 {
-		time.Sleep(time.Duration(wait))
-	} else if -wait > c.rateStep && c.recording {
-		c.st.late++
-	}
-	c.rateNext += c.rateStep
 }
 
 // sleepCtx waits d or until ctx is done.

@@ -126,9 +126,16 @@ func (c *clone) fill(a *aioState) (bool, error) {
 			}
 			continue
 		}
-		if c.rateStep > 0 {
+		if c.rate.until > 0 {
+			// fio's io_u_quiesce (io_submit_mode=inline): what flies
+			// completes before the rate wait.
 			if err := c.submit(a); err != nil {
 				return false, err
+			}
+			for a.inflight > 0 {
+				if err := c.reap(a); err != nil {
+					return false, err
+				}
 			}
 			c.pace()
 		}

@@ -30,9 +30,9 @@ func (c *clone) runSync() error {
 			}
 			continue
 		}
-		if c.rateStep > 0 {
-			// As in fio, the rate_iops wait is not latency: lat starts
-			// when the I/O is prepared after it. Late starts are counted.
+		if c.rate.until > 0 {
+			// As in fio, the rate wait is not latency: lat starts when
+			// the I/O is prepared after it. Late starts are counted.
 			c.pace()
 			start = c.now()
 		}

@@ -75,9 +75,15 @@ func (c *clone) fillUring(u *uringState) (bool, error) {
 		if op == opDone {
 			return true, nil
 		}
-		if c.rateStep > 0 {
+		if c.rate.until > 0 {
+			// fio's io_u_quiesce, as in fill.
 			if err := c.submitUring(u); err != nil {
 				return false, err
+			}
+			for u.inflight > 0 {
+				if err := c.reapUring(u); err != nil {
+					return false, err
+				}
 			}
 			c.pace()
 		}

@@ -41,7 +41,6 @@ var refused = map[string]string{
 	"verify_async":           "verification runs in the job's own thread",
 	"verify_pattern":         "only checksum verification (verify=md5, crc32c, ...) is supported",
 	"experimental_verify":    "only verification from stored headers is supported",
-	"io_submit_mode":         "I/O is submitted from the job's thread (inline) only",
 	"serialize_overlap":      "overlapping in-flight I/O is not serialized",
 	"flow":                   "flow control between jobs is not supported",
 	"flow_id":                "flow control between jobs is not supported",
@@ -89,7 +88,6 @@ var notYet = map[string]bool{
 	"write_lat_log": true, "write_bw_log": true, "write_iops_log": true, "write_hist_log": true,
 	"log_avg_msec": true, "log_hist_msec": true, "log_hist_coarseness": true, "log_max_value": true,
 	"log_offset": true, "per_job_logs": true, "log_unix_epoch": true,
-	"rate": true, "rate_min": true, "rate_iops_min": true, "rate_process": true,
 	"iodepth_batch_submit": true, "iodepth_batch": true, "iodepth_batch_complete_min": true,
 	"iodepth_batch_complete": true, "iodepth_batch_complete_max": true, "iodepth_low": true,
 	"scramble_buffers": true,
@@ -514,9 +512,13 @@ func setPercentiles(j *fiov1.Job, v string) error {
 // setRandomGenerator accepts fio's generators: the offsets differ from
 // fio's in any case (writepath draws with PCG), and with the random map
 // every block is covered once per loop, which is what lfsr guarantees.
-func setRandomGenerator(_ *fiov1.Job, v string) error {
+func setRandomGenerator(j *fiov1.Job, v string) error {
 	switch strings.TrimSpace(v) {
-	case "tausworthe", "lfsr", "tausworthe64":
+	case "tausworthe", "tausworthe64":
+		j.RandomLfsr = false
+		return nil
+	case "lfsr":
+		j.RandomLfsr = true
 		return nil
 	}
 	return fmt.Errorf("%q: want tausworthe, lfsr or tausworthe64", v)

@@ -198,7 +198,36 @@ func validateJob(j *fiov1.Job) []error {
 	if j.Iodepth == 0 || j.Numjobs == 0 || j.Loops == 0 || j.Bs == 0 {
 		bad("iodepth, numjobs, loops and bs must be at least 1")
 	}
+	validateRate(j, bad)
 	return errs
+}
+
+// validateRate is fio's fixup_options check of the rate options.
+func validateRate(j *fiov1.Job, bad func(string, ...any)) {
+	sum := func(v []uint64) (t uint64) {
+		for _, n := range v {
+			t += n
+		}
+		return t
+	}
+	at := func(v []uint64, d int) uint64 {
+		if d < len(v) {
+			return v[d]
+		}
+		return 0
+	}
+	if (sum(j.Rate) > 0 && j.RateIops > 0) || (sum(j.RateMin) > 0 && j.RateIopsMin > 0) {
+		bad("rate and rate_iops are mutually exclusive")
+	}
+	for d := 0; d < 2; d++ {
+		iops := at(j.RateIopsDir, d)
+		if len(j.RateIopsDir) == 0 {
+			iops = j.RateIops
+		}
+		if r := at(j.Rate, d); (r > 0 && r < at(j.RateMin, d)) || (iops > 0 && iops < j.RateIopsMin) {
+			bad("minimum rate exceeds rate, ddir %d", d)
+		}
+	}
 }
 
 // finalizeJob derives what depends on several options once all are
@@ -214,6 +243,10 @@ func finalizeJob(j *fiov1.Job) {
 	}
 	if d := j.RandomDistribution; d != fiov1.Distribution_DISTRIBUTION_RANDOM && d != fiov1.Distribution_DISTRIBUTION_UNSPECIFIED {
 		j.Norandommap = true // fio: a non-uniform distribution excludes the random map
+	} else if j.RandomLfsr {
+		// fio's LFSR visits every block once per loop whatever
+		// norandommap says; the random map gives the same guarantee.
+		j.Norandommap = false
 	}
 	for _, b := range []*fiov1.BlockSizes{j.ReadBs, j.WriteBs} {
 		if b != nil && b.Max > 0 {

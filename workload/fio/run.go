@@ -366,6 +366,9 @@ func (c *clone) run(ctx context.Context) error {
 	default:
 		err = c.runSync()
 	}
+	if err == nil {
+		err = c.rate.err
+	}
 	if err == nil && c.job.EndFsync && c.does(dirWrite) {
 		err = c.doSync()
 	}

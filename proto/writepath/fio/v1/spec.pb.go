@@ -1098,6 +1098,9 @@ type Job struct {
 	// resolved on the worker that has the file.
 	SizePercent   uint32 `protobuf:"varint,82,opt,name=size_percent,json=sizePercent,proto3" json:"size_percent,omitempty"`
 	OffsetPercent uint32 `protobuf:"varint,83,opt,name=offset_percent,json=offsetPercent,proto3" json:"offset_percent,omitempty"`
+	// random_generator=lfsr: fio's LFSR never repeats an offset within a
+	// loop, so every block is visited once even with norandommap.
+	RandomLfsr    bool `protobuf:"varint,84,opt,name=random_lfsr,json=randomLfsr,proto3" json:"random_lfsr,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1713,6 +1716,13 @@ func (x *Job) GetOffsetPercent() uint32 {
 	return 0
 }
 
+func (x *Job) GetRandomLfsr() bool {
+	if x != nil {
+		return x.RandomLfsr
+	}
+	return false
+}
+
 var File_writepath_fio_v1_spec_proto protoreflect.FileDescriptor
 
 const file_writepath_fio_v1_spec_proto_rawDesc = "" +
@@ -1756,7 +1766,7 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"unix_epoch\x18\n" +
 	" \x01(\bR\tunixEpoch\x12'\n" +
 	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
-	"\x04prio\x18\f \x01(\bR\x04prio\"\xd3\x17\n" +
+	"\x04prio\x18\f \x01(\bR\x04prio\"\xf4\x17\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -1854,7 +1864,9 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\n" +
 	"number_ios\x18Q \x01(\x04R\tnumberIos\x12!\n" +
 	"\fsize_percent\x18R \x01(\rR\vsizePercent\x12%\n" +
-	"\x0eoffset_percent\x18S \x01(\rR\roffsetPercent*\x95\x01\n" +
+	"\x0eoffset_percent\x18S \x01(\rR\roffsetPercent\x12\x1f\n" +
+	"\vrandom_lfsr\x18T \x01(\bR\n" +
+	"randomLfsr*\x95\x01\n" +
 	"\fOutputFormat\x12\x1d\n" +
 	"\x19OUTPUT_FORMAT_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14OUTPUT_FORMAT_NORMAL\x10\x01\x12\x16\n" +
