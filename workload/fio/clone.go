@@ -86,6 +86,8 @@ type clone struct {
 	lastWasSync bool
 	loopsLeft   uint32
 	rate        rateState
+	flows       *flows // the run's flow groups (flow_id)
+	flow        flowState
 	fsyncEvery  uint64        // fsync=N; 0 = never
 	fdsyncEvery uint64        // fdatasync=N; 0 = never
 	datasync    bool          // the sync now due is an fdatasync
@@ -194,6 +196,9 @@ func (c *clone) nextOp() (op int, off, n uint64) {
 		return opDone, 0, 0
 	}
 	if c.number > 0 && c.ios >= c.number {
+		return opDone, 0, 0
+	}
+	if c.flow.group != nil && !c.waitFlow() {
 		return opDone, 0, 0
 	}
 	if c.syncDue() {

@@ -32,6 +32,7 @@ func plan(spec *fiov1.Spec, env workload.Env) ([]*clone, []string, error) {
 		errs   []error
 	)
 	byName := map[string][]*clone{}
+	fl := &flows{}
 	for i, j := range spec.Jobs {
 		first := len(clones)
 		for n, cp := range paths[i] {
@@ -40,6 +41,7 @@ func plan(spec *fiov1.Spec, env workload.Env) ([]*clone, []string, error) {
 				errs = append(errs, err)
 				continue
 			}
+			c.flows = fl
 			if j.Stonewall && i > 0 {
 				c.deps = append(c.deps, clones[:first]...)
 			}
@@ -351,6 +353,7 @@ func (c *clone) run(ctx context.Context) error {
 		return nil
 	}
 	c.begin()
+	c.joinFlow()
 	var err error
 	switch c.job.Ioengine {
 	case fiov1.IOEngine_IO_ENGINE_NULL:
@@ -366,6 +369,7 @@ func (c *clone) run(ctx context.Context) error {
 	default:
 		err = c.runSync()
 	}
+	c.leaveFlow()
 	if err == nil {
 		err = c.rate.err
 	}

@@ -1100,7 +1100,12 @@ type Job struct {
 	OffsetPercent uint32 `protobuf:"varint,83,opt,name=offset_percent,json=offsetPercent,proto3" json:"offset_percent,omitempty"`
 	// random_generator=lfsr: fio's LFSR never repeats an offset within a
 	// loop, so every block is visited once even with norandommap.
-	RandomLfsr    bool `protobuf:"varint,84,opt,name=random_lfsr,json=randomLfsr,proto3" json:"random_lfsr,omitempty"`
+	RandomLfsr bool `protobuf:"varint,84,opt,name=random_lfsr,json=randomLfsr,proto3" json:"random_lfsr,omitempty"`
+	// flow= (weight, 0 = none), flow_id= and flow_sleep=: fio's token-based
+	// flow control between the jobs of one process.
+	Flow          uint32 `protobuf:"varint,85,opt,name=flow,proto3" json:"flow,omitempty"`
+	FlowId        uint32 `protobuf:"varint,86,opt,name=flow_id,json=flowId,proto3" json:"flow_id,omitempty"`
+	FlowSleepNs   int64  `protobuf:"varint,87,opt,name=flow_sleep_ns,json=flowSleepNs,proto3" json:"flow_sleep_ns,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1723,6 +1728,27 @@ func (x *Job) GetRandomLfsr() bool {
 	return false
 }
 
+func (x *Job) GetFlow() uint32 {
+	if x != nil {
+		return x.Flow
+	}
+	return 0
+}
+
+func (x *Job) GetFlowId() uint32 {
+	if x != nil {
+		return x.FlowId
+	}
+	return 0
+}
+
+func (x *Job) GetFlowSleepNs() int64 {
+	if x != nil {
+		return x.FlowSleepNs
+	}
+	return 0
+}
+
 var File_writepath_fio_v1_spec_proto protoreflect.FileDescriptor
 
 const file_writepath_fio_v1_spec_proto_rawDesc = "" +
@@ -1766,7 +1792,7 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"unix_epoch\x18\n" +
 	" \x01(\bR\tunixEpoch\x12'\n" +
 	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
-	"\x04prio\x18\f \x01(\bR\x04prio\"\xf4\x17\n" +
+	"\x04prio\x18\f \x01(\bR\x04prio\"\xc5\x18\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -1866,7 +1892,10 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\fsize_percent\x18R \x01(\rR\vsizePercent\x12%\n" +
 	"\x0eoffset_percent\x18S \x01(\rR\roffsetPercent\x12\x1f\n" +
 	"\vrandom_lfsr\x18T \x01(\bR\n" +
-	"randomLfsr*\x95\x01\n" +
+	"randomLfsr\x12\x12\n" +
+	"\x04flow\x18U \x01(\rR\x04flow\x12\x17\n" +
+	"\aflow_id\x18V \x01(\rR\x06flowId\x12\"\n" +
+	"\rflow_sleep_ns\x18W \x01(\x03R\vflowSleepNs*\x95\x01\n" +
 	"\fOutputFormat\x12\x1d\n" +
 	"\x19OUTPUT_FORMAT_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14OUTPUT_FORMAT_NORMAL\x10\x01\x12\x16\n" +
