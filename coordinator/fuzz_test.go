@@ -34,7 +34,7 @@ func FuzzDecodeInterval(f *testing.F) {
 		if err != nil {
 			return
 		}
-		p := newPending(iv.GetSeq())
+		p := newPending(iv.GetSeq(), nil)
 		if err := p.merge("w", iv, ops); err != nil {
 			return
 		}

@@ -46,6 +46,37 @@ type phaseMerge struct {
 		next    uint32 // lowest seq not yet published
 		running int    // workers live and not done
 		closed  bool   // flushed: nothing more is merged
+		accs    accPool
+	}
+}
+
+// accPool keeps the accumulators of published intervals for later ones:
+// each is a dense counts array of the shared geometry (270 KB), one per op
+// per interval, which was most of what a merge allocated. Guarded by the
+// phase merge's lock.
+type accPool struct{ free []*hist.Accumulator }
+
+// maxFreeAccs bounds the pool: one interval's ops (the most an interval
+// may carry).
+const maxFreeAccs = 64
+
+func (a *accPool) get() *hist.Accumulator {
+	if a == nil || len(a.free) == 0 {
+		return hist.NewAccumulator()
+	}
+	acc := a.free[len(a.free)-1]
+	a.free = a.free[:len(a.free)-1]
+	return acc
+}
+
+// put takes back an interval's accumulators once they are encoded.
+func (a *accPool) put(accs map[string]*hist.Accumulator) {
+	for _, acc := range accs {
+		if len(a.free) == maxFreeAccs {
+			return
+		}
+		acc.Reset()
+		a.free = append(a.free, acc)
 	}
 }
 
@@ -59,6 +90,7 @@ type mergeWorker struct {
 // pendingInterval accumulates interval seq until it is published.
 type pendingInterval struct {
 	seq       uint32
+	accs      *accPool // where ops come from; nil: new ones
 	ops       map[string]*hist.Accumulator
 	counters  map[string]int64
 	gauges    map[string]int64
@@ -112,7 +144,7 @@ func (m *phaseMerge) add(worker string, iv *writepathv1.Interval, ops map[string
 	}
 	p := m.mu.pending[seq]
 	if p == nil {
-		p = newPending(seq)
+		p = newPending(seq, &m.mu.accs)
 		m.mu.pending[seq] = p
 	}
 	if p.reporting[worker] {
@@ -126,8 +158,8 @@ func (m *phaseMerge) add(worker string, iv *writepathv1.Interval, ops map[string
 	return nil
 }
 
-func newPending(seq uint32) *pendingInterval {
-	return &pendingInterval{seq: seq, ops: map[string]*hist.Accumulator{},
+func newPending(seq uint32, accs *accPool) *pendingInterval {
+	return &pendingInterval{seq: seq, accs: accs, ops: map[string]*hist.Accumulator{},
 		counters: map[string]int64{}, gauges: map[string]int64{}, reporting: map[string]bool{}}
 }
 
@@ -137,7 +169,7 @@ func (p *pendingInterval) merge(worker string, iv *writepathv1.Interval, ops map
 	for op, h := range ops {
 		acc := p.ops[op]
 		if acc == nil {
-			acc = hist.NewAccumulator()
+			acc = p.accs.get()
 			p.ops[op] = acc
 		}
 		if err := acc.Add(h); err != nil {
@@ -189,7 +221,7 @@ func (m *phaseMerge) publishReadyLocked(now time.Time) {
 			return // nothing more can arrive: the phase is over
 		}
 		if p == nil {
-			p = newPending(seq) // nobody reported in time: publish the hole
+			p = newPending(seq, nil) // nobody reported in time: publish the hole
 		}
 		m.finalizeLocked(p, m.expectedLocked(seq))
 		delete(m.mu.pending, seq)
@@ -238,6 +270,7 @@ func (m *phaseMerge) anyPendingAfterLocked(seq uint32) bool {
 // finalizeLocked merges p into its interval and hands it to the writer.
 func (m *phaseMerge) finalizeLocked(p *pendingInterval, expected []string) {
 	mi, err := m.mergedInterval(p, expected)
+	m.mu.accs.put(p.ops) // encoded into mi: free for the next intervals
 	if err != nil {
 		// Cannot happen for histograms of the shared geometry; logged so
 		// that a hole in the stored intervals is explained.
@@ -312,7 +345,7 @@ func (m *phaseMerge) flush() (uint32, error) {
 		seq := m.mu.next
 		p := m.mu.pending[seq]
 		if p == nil {
-			p = newPending(seq)
+			p = newPending(seq, nil)
 		}
 		m.finalizeLocked(p, m.expectedLocked(seq))
 		delete(m.mu.pending, seq)

@@ -73,7 +73,7 @@ func (m *phaseMerge) mergeLate(dec *hist.Decoder, worker string, iv *writepathv1
 	if slices.Contains(mi.GetReporting(), worker) {
 		return fmt.Errorf("%w: seq %d from %s twice", ErrBadInterval, iv.GetSeq(), worker)
 	}
-	p := newPending(iv.GetSeq())
+	p := newPending(iv.GetSeq(), nil)
 	for _, o := range mi.GetOps() {
 		h, err := dec.DecodeSparse(o.GetHdr())
 		if err != nil {

@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Merging many received histograms (a coordinator merges one per worker per
@@ -20,9 +18,6 @@ import (
 // populated buckets, reusing its buffers and inflater, and an Accumulator
 // adds Sparse lists into one dense counts array by index; every histogram
 // of the shared geometry indexes buckets alike, so this is exactly Merge.
-
-// countsLen is the length of the shared geometry's counts array.
-var countsLen = len(hdr.New(Lowest, Highest, SigFigs).Export().Counts)
 
 const (
 	v2CompressedCookie = 0x1c849304
@@ -235,35 +230,32 @@ func uvarint9(b []byte) (uint64, int, error) {
 // Accumulator sums Sparse histograms into one dense counts array. It is
 // not safe for concurrent use.
 type Accumulator struct {
-	counts []int64
-	total  int64
+	h Histogram
 }
 
 // NewAccumulator returns an empty Accumulator of the shared geometry.
 func NewAccumulator() *Accumulator {
-	return &Accumulator{counts: make([]int64, countsLen)}
+	return &Accumulator{h: *New()}
 }
 
 // Add adds every value of s; a sum past MaxInt64 is an error and leaves a
 // unchanged.
 func (a *Accumulator) Add(s *Sparse) error {
-	if s.total > math.MaxInt64-a.total {
+	if _, ok := addSat(a.h.total, s.total); !ok {
 		return fmt.Errorf("%w: total count past MaxInt64", ErrMergeDropped)
 	}
 	for _, b := range s.buckets {
-		a.counts[b.idx] += b.cnt // idx < countsLen: checked by parsePayload
+		a.h.add(int(b.idx), b.cnt) // idx < countsLen: checked by parsePayload
 	}
-	a.total += s.total
 	return nil
 }
 
 // Count is the number of values added.
-func (a *Accumulator) Count() int64 { return a.total }
+func (a *Accumulator) Count() int64 { return a.h.total }
 
-// Histogram returns the accumulated values as a Histogram.
-func (a *Accumulator) Histogram() *Histogram {
-	return &Histogram{h: hdr.Import(&hdr.Snapshot{
-		LowestTrackableValue: Lowest, HighestTrackableValue: Highest,
-		SignificantFigures: SigFigs, Counts: a.counts,
-	})}
-}
+// Reset empties a, keeping its memory.
+func (a *Accumulator) Reset() { a.h.Reset() }
+
+// Histogram returns the accumulated values as a Histogram that shares a's
+// memory: later Adds and Resets change it (Clone it to keep it).
+func (a *Accumulator) Histogram() *Histogram { return &a.h }
