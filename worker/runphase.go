@@ -127,7 +127,9 @@ func (s *session) tickUntilDone(p *phase, rec *workload.Recorder, tel Telemetry,
 			}
 		case <-t.C:
 			if p.measured {
-				s.interval(p, seq, rec.Tick(next), tel)
+				snap := rec.Tick(next)
+				s.interval(p, seq, snap, tel)
+				rec.Recycle(snap) // encoded and sent: its histograms serve the next Tick
 			}
 			seq++
 		case err := <-errc:

@@ -20,6 +20,7 @@ type Recorder struct {
 		counters map[string]*Counter
 		gauges   map[string]*Gauge
 		last     time.Time
+		spare    []*hist.Histogram // from Recycle, for Tick
 	}
 }
 
@@ -123,6 +124,36 @@ type Snapshot struct {
 	Gauges     map[string]int64
 }
 
+// newHistLocked returns a recycled histogram, or a new one.
+func (r *Recorder) newHistLocked() *hist.Histogram {
+	if n := len(r.mu.spare); n > 0 {
+		h := r.mu.spare[n-1]
+		r.mu.spare = r.mu.spare[:n-1]
+		return h
+	}
+	return hist.New()
+}
+
+// maxSpare bounds the histograms Recycle keeps: a few ops' worth.
+const maxSpare = 16
+
+// Recycle hands the histograms of a snapshot back for later Ticks to fill;
+// s must not be used afterwards. A caller that is done with each snapshot
+// once it is sent (the worker) recycles it, so a steady run allocates
+// nothing per interval (a histogram of the shared geometry is 270 KB);
+// one that keeps its snapshots does not call it.
+func (r *Recorder) Recycle(s Snapshot) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, h := range s.Ops {
+		if len(r.mu.spare) == maxSpare {
+			return
+		}
+		h.Reset()
+		r.mu.spare = append(r.mu.spare, h)
+	}
+}
+
 // OpNames returns the snapshot's operation names, sorted.
 func (s Snapshot) OpNames() []string {
 	names := make([]string, 0, len(s.Ops))
@@ -150,7 +181,7 @@ func (r *Recorder) Tick(end time.Time) Snapshot {
 	for _, h := range r.mu.handles {
 		acc, ok := s.Ops[h.op]
 		if !ok {
-			acc = hist.New()
+			acc = r.newHistLocked()
 			s.Ops[h.op] = acc
 		}
 		h.mu.Lock()

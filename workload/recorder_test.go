@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -87,5 +88,32 @@ func BenchmarkHandleRecord(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		h.Record(int64(i & 0xffff))
+	}
+}
+
+// TestRecycle: recycled histograms come back empty, and a steady Tick,
+// Recycle loop allocates no histogram.
+func TestRecycle(t *testing.T) {
+	r := NewRecorder(time.Unix(0, 0))
+	h := r.Handle("op")
+	h.Record(5)
+	s := r.Tick(time.Unix(1, 0))
+	if s.Ops["op"].Count() != 1 {
+		t.Fatalf("first interval count %d; want 1", s.Ops["op"].Count())
+	}
+	r.Recycle(s)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 20 {
+		h.Record(7)
+		s := r.Tick(time.Unix(2, 0))
+		if s.Ops["op"].Count() != 1 {
+			t.Fatalf("interval count %d; want 1", s.Ops["op"].Count())
+		}
+		r.Recycle(s)
+	}
+	runtime.ReadMemStats(&after)
+	if b := after.TotalAlloc - before.TotalAlloc; b > 100<<10 { // a histogram is 270 KB
+		t.Errorf("20 Tick+Recycle allocated %d bytes; want only the snapshots' maps", b)
 	}
 }
