@@ -13,8 +13,8 @@ import (
 )
 
 // runPhase waits for the common start at (this host's clock), runs the
-// workload, streams interval k at each boundary at+(k+1)·d, then the last
-// (short) interval and PhaseDone.
+// workload (an Early one from now, to set up before at), streams interval k
+// at each boundary at+(k+1)·d, then the last (short) interval and PhaseDone.
 func (s *session) runPhase(p *phase, at time.Time) {
 	defer s.forget(p)
 	defer p.cancel(nil)
@@ -28,7 +28,19 @@ func (s *session) runPhase(p *phase, at time.Time) {
 		return
 	}
 	defer s.restoreDisk(p, hold) // a safety net: restored before PhaseDone below
+	rec := workload.NewRecorder(at)
+	env := s.w.cfg.env()
+	env.Shard, env.Start, env.Log = p.shard, at, s.w.cfg.Log.With("run", p.runID, "phase", p.name)
+	var errc chan error // the workload's result, once it runs
+	if e, ok := p.wl.(workload.Early); ok && e.Early(p.name) {
+		// Sets up now and measures from at. A set-up that fails is
+		// reported at at, by tickUntilDone: at most the start margin late.
+		errc = s.runWorkload(p, env, rec)
+	}
 	if !sleepUntil(p.ctx, at) {
+		if errc != nil {
+			<-errc // it saw the same cancellation
+		}
 		msg := "cancelled before the start: " + cause(p.ctx)
 		if e := s.restoreHost(p); e != "" {
 			msg += "; " + e
@@ -37,7 +49,6 @@ func (s *session) runPhase(p *phase, at time.Time) {
 		s.done(p.runID, p.name, msg, true, nil)
 		return
 	}
-	rec := workload.NewRecorder(at)
 	tel, release := s.phaseTelemetry()
 	defer release()
 	if hold != nil {
@@ -50,12 +61,11 @@ func (s *session) runPhase(p *phase, at time.Time) {
 		defer tr.Close()
 		s.follow(p) // before the load starts: a running server is followed from the first write
 	}
-	env := s.w.cfg.env()
-	env.Shard, env.Start, env.Log = p.shard, at, s.w.cfg.Log.With("run", p.runID, "phase", p.name)
 	s.send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_PhaseStarted{PhaseStarted: &writepathv1.PhaseStarted{
 		RunId: p.runID, Phase: p.name, Started: timestamppb.Now()}}})
-	errc := make(chan error, 1)
-	go func() { errc <- p.wl.Run(p.ctx, p.name, env, rec) }() // owned: runPhase receives from errc
+	if errc == nil {
+		errc = s.runWorkload(p, env, rec)
+	}
 	err = s.tickUntilDone(p, rec, tel, at, errc)
 	errText, cancelled := "", false
 	switch {
@@ -107,6 +117,15 @@ func (s *session) restoreDisk(p *phase, h DiskHold) string {
 		return "disk profile not restored: " + err.Error()
 	}
 	return ""
+}
+
+// runWorkload runs the phase's workload on a goroutine of its own and
+// returns where its result will be; runPhase receives it, however the
+// phase ends.
+func (s *session) runWorkload(p *phase, env workload.Env, rec *workload.Recorder) chan error {
+	errc := make(chan error, 1)
+	go func() { errc <- p.wl.Run(p.ctx, p.name, env, rec) }() // owned: runPhase receives from errc
+	return errc
 }
 
 // tickUntilDone sends an interval at every boundary until the workload

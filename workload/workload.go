@@ -28,6 +28,17 @@ type Summarizer interface {
 	Summary(phase string) ([]byte, error)
 }
 
+// Early is an optional second interface of a Workload that sets a phase up
+// itself before the common start (oltp opens its connections and prepares
+// its statements, as sysbench's threads do before their first event): the
+// worker calls Run for such a phase as soon as it is told the start, up to
+// the coordinator's start margin before env.Start, and Run records nothing
+// before env.Start. Then the first interval measures the load, not the
+// set-up. Phases for which Early is false are run at env.Start.
+type Early interface {
+	Early(phase string) bool
+}
+
 // Shard is this worker's share of a phase: worker Index of Count.
 type Shard struct{ Index, Count int }
 

@@ -62,7 +62,13 @@ type Workload struct {
 var (
 	_ workload.Workload   = (*Workload)(nil)
 	_ workload.Summarizer = (*Workload)(nil)
+	_ workload.Early      = (*Workload)(nil)
 )
+
+// Early reports that the run phase sets up before the common start: its
+// connections log in and prepare their statements, as sysbench's threads
+// do before the first event, so that the first interval is the load's.
+func (w *Workload) Early(phase string) bool { return phase == PhaseRun }
 
 // New decodes and validates a marshalled Spec.
 func New(spec []byte) (workload.Workload, error) {

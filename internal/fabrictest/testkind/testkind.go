@@ -35,6 +35,10 @@ type Spec struct {
 	Fail      string // if set, the load phase fails with this text
 	Reject    bool   // if set, New refuses the spec (a worker-side refusal)
 	IgnoreCtx bool   // if set, the load phase ignores cancellation (a hung worker)
+	// Early makes the load phase a workload.Early one: its Run is called
+	// before the common start, waits for it, and counts in "ahead_us" how
+	// long before the start it was called.
+	Early bool
 }
 
 func init() {
@@ -54,6 +58,7 @@ func (s Spec) Marshal() []byte {
 	st, _ := structpb.NewStruct(map[string]any{
 		"ops": s.Ops, "duration_ms": float64(s.Duration.Milliseconds()), "seed": s.Seed,
 		"block_size": s.BlockSize, "fail": s.Fail, "reject": s.Reject, "ignore_ctx": s.IgnoreCtx,
+		"early": s.Early,
 	})
 	b, _ := proto.Marshal(st) // cannot fail: only numbers, strings and bools
 	return b
@@ -106,6 +111,7 @@ func decode(b []byte) (Spec, error) {
 		Ops: int(f["ops"].GetNumberValue()), Duration: time.Duration(f["duration_ms"].GetNumberValue()) * time.Millisecond,
 		Seed: int64(f["seed"].GetNumberValue()), BlockSize: int64(f["block_size"].GetNumberValue()),
 		Fail: f["fail"].GetStringValue(), Reject: f["reject"].GetBoolValue(), IgnoreCtx: f["ignore_ctx"].GetBoolValue(),
+		Early: f["early"].GetBoolValue(),
 	}
 	return s, s.validate()
 }
@@ -144,12 +150,24 @@ type synth struct {
 	done int
 }
 
-var _ workload.Summarizer = (*synth)(nil)
+var (
+	_ workload.Summarizer = (*synth)(nil)
+	_ workload.Early      = (*synth)(nil)
+)
+
+// Early is the spec's Early for the load phase.
+func (s *synth) Early(phase string) bool { return s.spec.Early && phase == "load" }
 
 // Run records the shard's samples evenly over the duration in 5 ms steps.
 func (s *synth) Run(ctx context.Context, phase string, env workload.Env, rec *workload.Recorder) error {
 	if phase != "load" {
 		return sleepCtx(ctx, 10*time.Millisecond)
+	}
+	if ahead := time.Until(env.Start); s.Early(phase) && ahead > 0 {
+		rec.Counter("ahead_us").Add(ahead.Microseconds())
+		if sleepCtx(ctx, ahead); ctx.Err() != nil {
+			return nil
+		}
 	}
 	next := sampler(s.spec.Seed, env.Shard.Index)
 	h := rec.Handle("write")
