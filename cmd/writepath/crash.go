@@ -49,7 +49,11 @@ func newCrashCmd() *cobra.Command {
 				name, val, hasVal := strings.Cut(a, "=")
 				switch {
 				case a == "--help" || a == "-h":
-					return cmd.Help()
+					if err := cmd.Help(); err != nil {
+						return err
+					}
+					fmt.Fprintln(cmd.OutOrStdout())
+					return crash.WriteOptions(cmd.OutOrStdout())
 				case a == "--json":
 					o.json = true
 				case name == "--disk" || name == "--data-dir":

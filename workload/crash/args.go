@@ -18,27 +18,53 @@ import (
 // flag is one of the crash kind's own command-line options; every other
 // option is the OLTP load's and goes to oltp.ParseArgs unchanged.
 type flag struct {
+	name    string
 	boolean bool
+	arg     string // the value's form in the help ("N", "D")
+	def     string // the default the help prints; "" = none
+	help    string
 	set     func(s *crashv1.Spec, v string) error
 }
 
-// flags are the crash options (dashes; underscores are accepted too).
-var flags = map[string]flag{
-	"rounds":         {set: func(s *crashv1.Spec, v string) error { return setUint32(&s.Rounds, v) }},
-	"load-time":      {set: func(s *crashv1.Spec, v string) error { return setMS(&s.LoadTimeMs, v) }},
-	"kill-at":        {set: setKillAt},
-	"kill-seed":      {set: setKillSeed},
-	"drop-caches":    {boolean: true, set: func(s *crashv1.Spec, v string) error { return setBool(&s.DropCaches, v) }},
-	"start-timeout":  {set: func(s *crashv1.Spec, v string) error { return setMS(&s.StartTimeoutMs, v) }},
-	"power-loss":     {boolean: true, set: func(s *crashv1.Spec, v string) error { return setBool(&s.PowerLoss, v) }},
-	"torn-writes":    {boolean: true, set: func(s *crashv1.Spec, v string) error { return setBool(&s.TornWrites, v) }},
-	"torn-seed":      {set: func(s *crashv1.Spec, v string) error { return setUint64(&s.TornSeed, v) }},
-	"cut-when-dirty": {boolean: true, set: func(s *crashv1.Spec, v string) error { return setBool(&s.CutWhenDirty, v) }},
-	"cut-wait":       {set: func(s *crashv1.Spec, v string) error { return setMS(&s.CutWaitMs, v) }},
-	"binary":         {set: func(s *crashv1.Spec, v string) error { serverOf(s).Binary = v; return nil }},
-	"dir":            {set: func(s *crashv1.Spec, v string) error { serverOf(s).Dir = v; return nil }},
-	"snapshot":       {set: func(s *crashv1.Spec, v string) error { serverOf(s).Snapshot = v; return nil }},
-	"set":            {set: addSetting},
+// flagTable lists the crash options in the order the help prints them
+// (dashes; underscores are accepted too).
+var flagTable = []flag{
+	{name: "rounds", arg: "N", def: strconv.Itoa(DefaultRounds), help: "crash rounds (each: restore, start, load, kill, restart, check)",
+		set: func(s *crashv1.Spec, v string) error { return setUint32(&s.Rounds, v) }},
+	{name: "load-time", arg: "D", def: DefaultLoadTime.String(), help: "how long the OLTP load runs before the kill",
+		set: func(s *crashv1.Spec, v string) error { return setMS(&s.LoadTimeMs, v) }},
+	{name: "kill-at", arg: "D|D1-D2", def: "the end of --load-time", help: "when to kill: a time into the load, or a uniform random time in a range", set: setKillAt},
+	{name: "kill-seed", arg: "N", def: "drawn and recorded", help: "seed of a random --kill-at range", set: setKillSeed},
+	{name: "drop-caches", boolean: true, def: "off", help: "echo 1 > /proc/sys/vm/drop_caches after the kill (root)",
+		set: func(s *crashv1.Spec, v string) error { return setBool(&s.DropCaches, v) }},
+	{name: "start-timeout", arg: "D", def: DefaultStartTimeout.String(), help: "how long a start or restart may take before the round fails",
+		set: func(s *crashv1.Spec, v string) error { return setMS(&s.StartTimeoutMs, v) }},
+	{name: "power-loss", boolean: true, def: "off", help: "serve the datadir through a layer that drops un-synced writes at the kill: a power cut",
+		set: func(s *crashv1.Spec, v string) error { return setBool(&s.PowerLoss, v) }},
+	{name: "torn-writes", boolean: true, def: "off", help: "with --power-loss: keep a random 4 KiB-aligned prefix of each un-synced write (implies --cut-when-dirty)",
+		set: func(s *crashv1.Spec, v string) error { return setBool(&s.TornWrites, v) }},
+	{name: "torn-seed", arg: "N", def: "drawn and recorded", help: "with --torn-writes: the tear's seed",
+		set: func(s *crashv1.Spec, v string) error { return setUint64(&s.TornSeed, v) }},
+	{name: "cut-when-dirty", boolean: true, def: "off", help: "with --power-loss: kill when tablespaces hold un-synced writes (at most --cut-wait after --kill-at)",
+		set: func(s *crashv1.Spec, v string) error { return setBool(&s.CutWhenDirty, v) }},
+	{name: "cut-wait", arg: "D", def: DefaultCutWait.String(), help: "with --cut-when-dirty: how long to wait for dirty tablespaces",
+		set: func(s *crashv1.Spec, v string) error { return setMS(&s.CutWaitMs, v) }},
+	{name: "binary", arg: "PATH", def: "mariadbd or mysqld on PATH", help: "the managed server's binary",
+		set: func(s *crashv1.Spec, v string) error { serverOf(s).Binary = v; return nil }},
+	{name: "dir", arg: "DIR", def: "a temporary directory", help: "the managed server's directory (initialised and snapshotted once)",
+		set: func(s *crashv1.Spec, v string) error { serverOf(s).Dir = v; return nil }},
+	{name: "snapshot", arg: "DIR", def: "--dir/snapshot", help: "the prepared datadir every round starts from (taken after the first prepare, reused while it fits)",
+		set: func(s *crashv1.Spec, v string) error { serverOf(s).Snapshot = v; return nil }},
+	{name: "set", arg: "k=v", help: "a my.cnf setting of the managed server; repeatable", set: addSetting},
+}
+
+// flags are flagTable by name.
+var flags = map[string]flag{}
+
+func init() {
+	for _, f := range flagTable {
+		flags[f.name] = f
+	}
 }
 
 // ParseArgs builds a Spec from `writepath crash` arguments: the crash

@@ -27,6 +27,7 @@ func init() {
 		Phases:      []workload.Phase{{Name: PhaseRounds, Placement: workload.One, Measured: true}},
 		New:         New,
 		FromArgs:    FromArgs,
+		Help:        Help,
 	})
 }
 

@@ -28,6 +28,7 @@ func init() {
 		New:         newFromBytes,
 		FromArgs:    fromArgs,
 		Output:      outputFor,
+		Help:        Help,
 	})
 }
 

@@ -67,3 +67,24 @@ func Help(w io.Writer) error {
 		"text sysbench prints: use them with writepath sysbench or the oltp_write_only order above.\n")
 	return err
 }
+
+// loadOptions are the options that shape an OLTP load another kind drives
+// (crash): its threads, random numbers, transaction mix and tables.
+var loadOptions = map[string]bool{"threads": true, "db-ps-mode": true, "mysql-db": true, "mysql-ignore-errors": true}
+
+// WriteLoadHelp prints the options of an OLTP load another kind drives
+// (crash), from the table the parsers use.
+func WriteLoadHelp(w io.Writer) error {
+	var opts []sbOpt
+	for _, s := range []section{secGeneral, secDB, secMySQL} {
+		for _, opt := range sbOptions[s] {
+			if loadOptions[opt.name] {
+				opts = append(opts, opt)
+			}
+		}
+	}
+	opts = append(opts, sbOptions[secRand]...)
+	opts = append(opts, sbOptions[secScript]...)
+	printOptions(w, opts)
+	return nil
+}
