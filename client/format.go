@@ -9,47 +9,7 @@ import (
 	"time"
 
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
-	"github.com/writepath/writepath/telemetry/blocktrace/series"
 )
-
-// IntervalLine formats one merged interval of a run with period d: phase,
-// time since the phase start, ops/s, MB/s, the dominant operation's
-// p50/p99/p99.9 in ms, and how many of the phase's workers reported.
-func IntervalLine(mi *writepathv1.MergedInterval, d time.Duration, workers int) string {
-	secs := mi.GetSeconds()
-	var total, bytes int64
-	var top *writepathv1.OpStats
-	for _, s := range mi.GetStats() {
-		if series.Is(s.GetOp()) {
-			continue // kernel evidence, not the workload's operations
-		}
-		total += s.GetCount()
-		if top == nil || s.GetCount() > top.GetCount() {
-			top = s
-		}
-	}
-	for k, v := range mi.GetCounters() {
-		if strings.HasSuffix(k, BytesSuffix) {
-			bytes += v
-		}
-	}
-	rate := func(n int64) float64 {
-		if secs <= 0 {
-			return 0
-		}
-		return float64(n) / secs
-	}
-	elapsed := time.Duration(mi.GetSeq())*d + mi.GetEnd().AsTime().Sub(mi.GetStart().AsTime())
-	line := fmt.Sprintf("%-8s %7.1fs %10.0f ops/s %9.2f MB/s", mi.GetPhase(), elapsed.Seconds(), rate(total), rate(bytes)/1e6)
-	if top != nil {
-		line += fmt.Sprintf("  %s p50 %.3f p99 %.3f p99.9 %.3f ms", top.GetOp(), ms(top.GetP50()), ms(top.GetP99()), ms(top.GetP999()))
-	}
-	line += fmt.Sprintf("  workers %d/%d", len(mi.GetReporting()), max(workers, len(mi.GetReporting())))
-	if len(mi.GetMissing()) > 0 {
-		line += " (missing " + strings.Join(mi.GetMissing(), ",") + ")"
-	}
-	return line
-}
 
 // WriteSummary prints a summary: per phase the merged totals, then each
 // worker's.

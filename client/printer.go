@@ -15,6 +15,9 @@ type Printer struct {
 	// are the caller's business.
 	Show Show
 	run  *writepathv1.Run // the latest record seen
+	// lines are the interval lines' formats, one per phase: a phase's
+	// columns stay where they were.
+	lines map[string]*Liner
 }
 
 // Event prints one watch event.
@@ -27,9 +30,22 @@ func (p *Printer) Event(ev *writepathv1.WatchRunResponse) {
 		return
 	}
 	if mi := ev.GetInterval(); mi != nil {
-		line := IntervalLine(mi, p.run.GetInterval().AsDuration(), p.phaseWorkers(mi.GetPhase()))
+		line := p.liner(mi.GetPhase()).Line(mi, p.phaseWorkers(mi.GetPhase()))
 		fmt.Fprintln(p.W, line+TelemetryText(mi, p.Show)+TraceText(mi, p.Show))
 	}
+}
+
+// liner returns the line format of a phase.
+func (p *Printer) liner(phase string) *Liner {
+	if p.lines == nil {
+		p.lines = map[string]*Liner{}
+	}
+	l := p.lines[phase]
+	if l == nil {
+		l = &Liner{Kind: p.run.GetKindName(), D: p.run.GetInterval().AsDuration()}
+		p.lines[phase] = l
+	}
+	return l
 }
 
 // phaseWorkers is how many workers the phase was placed on.
