@@ -41,7 +41,6 @@ var refused = map[string]string{
 	"verify_async":           "verification runs in the job's own thread",
 	"verify_pattern":         "only checksum verification (verify=md5, crc32c, ...) is supported",
 	"experimental_verify":    "only verification from stored headers is supported",
-	"serialize_overlap":      "overlapping in-flight I/O is not serialized",
 	"gtod_reduce":            "latencies are always measured in full",
 	"cmdprio_percentage":     "I/O priorities are not set per command",
 	"cmdprio_bssplit":        "I/O priorities are not set per command",

@@ -183,16 +183,17 @@ func (c *clone) checkMinRate(now int64) bool {
 	return false
 }
 
-// setSubmitMode reads io_submit_mode=. inline is what every engine here
-// does (the job's thread submits and reaps, and quiesces before a rate
-// wait, as fio's inline mode); offload hands I/O to a pool of submitter
-// threads, which is not built.
-func setSubmitMode(_ *fiov1.Job, v string) error {
+// setSubmitMode reads io_submit_mode=: inline, the job's thread submits
+// and reaps (and quiesces before a rate wait); offload, a pool of iodepth
+// threads performs the I/O (engine_offload.go).
+func setSubmitMode(j *fiov1.Job, v string) error {
 	switch strings.TrimSpace(v) {
 	case "inline":
+		j.SubmitOffload = false
 		return nil
 	case "offload":
-		return fmt.Errorf("%q: not supported: submission by a pool of worker threads is not built; jobs submit from their own thread (inline)", v)
+		j.SubmitOffload = true
+		return nil
 	}
 	return fmt.Errorf("%q: want inline or offload", v)
 }

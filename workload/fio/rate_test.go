@@ -140,7 +140,28 @@ func TestLFSRVisitsEveryBlockOnce(t *testing.T) {
 	if _, err := ParseArgs([]string{"--name=x", "--size=1m", "--io_submit_mode=inline"}); err != nil {
 		t.Errorf("io_submit_mode=inline: %v", err)
 	}
-	if _, err := ParseArgs([]string{"--name=x", "--size=1m", "--io_submit_mode=offload"}); err == nil || !strings.Contains(err.Error(), "not built") {
-		t.Errorf("io_submit_mode=offload: %v; want a refusal that says why", err)
+	if _, err := ParseArgs([]string{"--name=x", "--size=1m", "--io_submit_mode=offload", "--ioengine=libaio"}); err == nil || !strings.Contains(err.Error(), "queue their own I/O") {
+		t.Errorf("io_submit_mode=offload with libaio: %v; want a refusal that says why", err)
+	}
+}
+
+// TestOffloadWritesAndVerifies: io_submit_mode=offload with psync at
+// iodepth 8 writes every block once (serialize_overlap, random map) and
+// reads them all back through the same pool with verify. (The real fio
+// 3.33 hangs on this job here, with or without verify, so it is not run
+// beside it; fio's own t0010 and t0013 cover offload on the null engine.)
+func TestOffloadWritesAndVerifies(t *testing.T) {
+	dir := t.TempDir()
+	w, _, err := runArgs(t, dir, "--name=o", "--size=1m", "--bs=4k", "--rw=randwrite", "--io_submit_mode=offload",
+		"--iodepth=8", "--serialize_overlap=1", "--verify=crc32c", "--do_verify=1", "--directory="+dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := totals(t, w)
+	if st.dir[dirWrite].ios != 256 || st.dir[dirRead].ios != 256 {
+		t.Errorf("offload wrote/read %d/%d blocks; want 256/256", st.dir[dirWrite].ios, st.dir[dirRead].ios)
+	}
+	if st.level[levelIndex(8)] == 0 {
+		t.Errorf("offload never had 8 requests in flight: levels %v", st.level)
 	}
 }

@@ -355,16 +355,18 @@ func (c *clone) run(ctx context.Context) error {
 	c.begin()
 	c.joinFlow()
 	var err error
-	switch c.job.Ioengine {
-	case fiov1.IOEngine_IO_ENGINE_NULL:
+	switch {
+	case c.job.SubmitOffload:
+		err = c.runOffload()
+	case c.job.Ioengine == fiov1.IOEngine_IO_ENGINE_NULL:
 		if c.job.Iodepth > 1 {
 			err = c.runNullQueue()
 		} else {
 			err = c.runSync()
 		}
-	case fiov1.IOEngine_IO_ENGINE_LIBAIO:
+	case c.job.Ioengine == fiov1.IOEngine_IO_ENGINE_LIBAIO:
 		err = c.runAIO()
-	case fiov1.IOEngine_IO_ENGINE_IO_URING:
+	case c.job.Ioengine == fiov1.IOEngine_IO_ENGINE_IO_URING:
 		err = c.runUring()
 	default:
 		err = c.runSync()
@@ -401,8 +403,12 @@ func openClone(c *clone) error {
 		c.fillRand = rand.New(rand.NewPCG(c.seed, 0xf111))
 	}
 	if isNull(j) {
+		depth := 1
+		if j.SubmitOffload {
+			depth = int(j.Iodepth)
+		}
 		var err error
-		c.bufs, err = newBuffers(1, j.Bs, c.seed, c.bufFill)
+		c.bufs, err = newBuffers(depth, j.Bs, c.seed, c.bufFill)
 		return err
 	}
 	flags := unix.O_RDONLY | unix.O_CLOEXEC
@@ -431,7 +437,7 @@ func openClone(c *clone) error {
 		_ = unix.Fadvise(fd, int64(c.offset), int64(c.size), unix.FADV_DONTNEED)
 	}
 	depth := 1
-	if j.Ioengine == fiov1.IOEngine_IO_ENGINE_LIBAIO || j.Ioengine == fiov1.IOEngine_IO_ENGINE_IO_URING {
+	if j.Ioengine == fiov1.IOEngine_IO_ENGINE_LIBAIO || j.Ioengine == fiov1.IOEngine_IO_ENGINE_IO_URING || j.SubmitOffload {
 		depth = int(j.Iodepth)
 	}
 	c.bufs, err = newBuffers(depth, j.Bs, c.seed, c.bufFill)

@@ -1103,11 +1103,17 @@ type Job struct {
 	RandomLfsr bool `protobuf:"varint,84,opt,name=random_lfsr,json=randomLfsr,proto3" json:"random_lfsr,omitempty"`
 	// flow= (weight, 0 = none), flow_id= and flow_sleep=: fio's token-based
 	// flow control between the jobs of one process.
-	Flow          uint32 `protobuf:"varint,85,opt,name=flow,proto3" json:"flow,omitempty"`
-	FlowId        uint32 `protobuf:"varint,86,opt,name=flow_id,json=flowId,proto3" json:"flow_id,omitempty"`
-	FlowSleepNs   int64  `protobuf:"varint,87,opt,name=flow_sleep_ns,json=flowSleepNs,proto3" json:"flow_sleep_ns,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Flow        uint32 `protobuf:"varint,85,opt,name=flow,proto3" json:"flow,omitempty"`
+	FlowId      uint32 `protobuf:"varint,86,opt,name=flow_id,json=flowId,proto3" json:"flow_id,omitempty"`
+	FlowSleepNs int64  `protobuf:"varint,87,opt,name=flow_sleep_ns,json=flowSleepNs,proto3" json:"flow_sleep_ns,omitempty"`
+	// io_submit_mode=offload: a pool of iodepth threads performs the job's
+	// I/O with the sync engine.
+	SubmitOffload bool `protobuf:"varint,88,opt,name=submit_offload,json=submitOffload,proto3" json:"submit_offload,omitempty"`
+	// serialize_overlap=1: no request starts while an in-flight one of the
+	// job overlaps it.
+	SerializeOverlap bool `protobuf:"varint,89,opt,name=serialize_overlap,json=serializeOverlap,proto3" json:"serialize_overlap,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Job) Reset() {
@@ -1749,6 +1755,20 @@ func (x *Job) GetFlowSleepNs() int64 {
 	return 0
 }
 
+func (x *Job) GetSubmitOffload() bool {
+	if x != nil {
+		return x.SubmitOffload
+	}
+	return false
+}
+
+func (x *Job) GetSerializeOverlap() bool {
+	if x != nil {
+		return x.SerializeOverlap
+	}
+	return false
+}
+
 var File_writepath_fio_v1_spec_proto protoreflect.FileDescriptor
 
 const file_writepath_fio_v1_spec_proto_rawDesc = "" +
@@ -1792,7 +1812,7 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"unix_epoch\x18\n" +
 	" \x01(\bR\tunixEpoch\x12'\n" +
 	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
-	"\x04prio\x18\f \x01(\bR\x04prio\"\xc5\x18\n" +
+	"\x04prio\x18\f \x01(\bR\x04prio\"\x99\x19\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -1895,7 +1915,9 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"randomLfsr\x12\x12\n" +
 	"\x04flow\x18U \x01(\rR\x04flow\x12\x17\n" +
 	"\aflow_id\x18V \x01(\rR\x06flowId\x12\"\n" +
-	"\rflow_sleep_ns\x18W \x01(\x03R\vflowSleepNs*\x95\x01\n" +
+	"\rflow_sleep_ns\x18W \x01(\x03R\vflowSleepNs\x12%\n" +
+	"\x0esubmit_offload\x18X \x01(\bR\rsubmitOffload\x12+\n" +
+	"\x11serialize_overlap\x18Y \x01(\bR\x10serializeOverlap*\x95\x01\n" +
 	"\fOutputFormat\x12\x1d\n" +
 	"\x19OUTPUT_FORMAT_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14OUTPUT_FORMAT_NORMAL\x10\x01\x12\x16\n" +
