@@ -29,7 +29,7 @@ var aliases = map[string]string{
 	"readwrite": "rw", "blocksize": "bs", "blocksize_range": "bsrange", "ba": "blockalign",
 	"io_limit": "io_size", "nr_files": "nrfiles", "timeout": "runtime",
 	"iodepth_batch": "iodepth_batch_submit", "iodepth_batch_complete": "iodepth_batch_complete_min",
-	"wait_barrier": "stonewall", "threads": "thread",
+	"wait_barrier": "stonewall", "threads": "thread", "ratemin": "rate_min",
 }
 
 func init() {
