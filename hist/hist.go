@@ -225,6 +225,31 @@ func (h *Histogram) Percentiles(ps []float64) []int64 {
 	return out
 }
 
+// ValuesAtRanks returns, for each 1-based rank r, the highest value
+// equivalent to the r-th smallest recorded value (a rank past the count
+// gives the largest). It serves tools whose percentiles rank otherwise
+// than HdrHistogram's round(p/100·N): fio takes the first value at or past
+// p/100·N, i.e. rank ceil(p/100·N), and in a sparse tail the two differ
+// by a whole sample. 0s when empty.
+func (h *Histogram) ValuesAtRanks(ranks []int64) []int64 {
+	out := make([]int64, len(ranks))
+	bars := h.Buckets()
+	if len(bars) == 0 {
+		return out
+	}
+	for i, r := range ranks {
+		out[i] = bars[len(bars)-1].To
+		var sum int64
+		for _, b := range bars {
+			if sum += b.Count; sum >= r {
+				out[i] = b.To
+				break
+			}
+		}
+	}
+	return out
+}
+
 // Equivalent reports whether a and b fall in the same histogram bucket, i.e.
 // are equal within the geometry's precision.
 func (h *Histogram) Equivalent(a, b int64) bool { return lowestEquivalent(a) == lowestEquivalent(b) }

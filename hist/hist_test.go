@@ -142,3 +142,23 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestValuesAtRanks(t *testing.T) {
+	h := New()
+	if got := h.ValuesAtRanks([]int64{1}); got[0] != 0 {
+		t.Errorf("empty ValuesAtRanks = %v; want [0]", got)
+	}
+	for i := int64(1); i <= 1000; i++ {
+		h.Record(i * 1000)
+	}
+	for i, r := range []int64{0, 1, 500, 999, 1000, 5000} {
+		want := min(max(r, 1), 1000) * 1000
+		if got := h.ValuesAtRanks([]int64{r})[0]; !h.Equivalent(got, want) {
+			t.Errorf("case %d: ValuesAtRanks(%d) = %d; want ~%d", i, r, got, want)
+		}
+	}
+	// Where round(p·N) and ceil(p·N) agree, so do the two readings.
+	if a, b := h.ValuesAtRanks([]int64{990})[0], h.Percentile(99); a != b {
+		t.Errorf("rank 990 = %d, p99 = %d; want the same value", a, b)
+	}
+}

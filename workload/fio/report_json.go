@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -147,7 +148,7 @@ func latJSON(h *hist.Histogram, pct, plus bool, list []float64) obj {
 		return o
 	}
 	p := obj{}
-	for i, v := range h.Percentiles(list) {
+	for i, v := range fioPercentiles(h, list) {
 		p = append(p, kv{fmt.Sprintf("%f", list[i]), v})
 	}
 	o = append(o, kv{"percentile", p})
@@ -159,6 +160,19 @@ func latJSON(h *hist.Histogram, pct, plus bool, list []float64) obj {
 		o = append(o, kv{"bins", bins})
 	}
 	return o
+}
+
+// fioPercentiles are h's values at list as fio ranks them (stat.c's
+// calc_clat_percentiles: the first bin whose cumulative count reaches
+// p/100 of the total, i.e. rank ceil(p/100·N)), so that they match what
+// fio's own latency logs give (t/latency_percentiles.py checks this).
+func fioPercentiles(h *hist.Histogram, list []float64) []int64 {
+	n := h.Count()
+	ranks := make([]int64, len(list))
+	for i, p := range list {
+		ranks[i] = max(int64(math.Ceil(p/100*float64(n))), 1)
+	}
+	return h.ValuesAtRanks(ranks)
 }
 
 // withMean sets a latency object's mean.

@@ -102,7 +102,7 @@ func terseDir(b *bufio.Writer, e *entry, d int, agg float64, ver int) {
 	list := percentilesOf(e.job)
 	var vals []int64
 	if pct != nil && pct.Count() > 0 {
-		vals = pct.Percentiles(list)
+		vals = fioPercentiles(pct, list)
 	}
 	for i := 0; i < terseSlots; i++ {
 		if i >= len(vals) {

@@ -162,7 +162,7 @@ func textPercentiles(b *bufio.Writer, label string, h *hist.Histogram, list []fl
 	if h.Count() == 0 {
 		return
 	}
-	vals := h.Percentiles(list)
+	vals := fioPercentiles(h, list)
 	unit, div := "nsec", int64(1)
 	switch {
 	case vals[0] > 2_000_000 && vals[len(vals)-1] > 99_999_999:
