@@ -18,7 +18,7 @@ var optionDefaults = map[string]string{
 	"iodepth_batch_submit": "1", "iodepth_batch_complete_min": "1", "direct": "0", "buffered": "1",
 	"sync": "none", "fsync": "0", "fdatasync": "0", "end_fsync": "0", "fsync_on_close": "0",
 	"invalidate": "1", "fallocate": "native", "overwrite": "0", "loops": "1", "runtime": "0",
-	"startdelay": "0", "flow_id": "0", "flow": "0", "flow_sleep": "0", "io_submit_mode": "inline",
+	"startdelay": "0", "flow_id": "0", "flow": "0", "flow_sleep": "0", "io_submit_mode": "inline", "serialize_overlap": "0",
 	"rate_process": "linear", "randrepeat": "1", "randseed": "0x89", "random_generator": "tausworthe",
 	"random_distribution": "random", "scramble_buffers": "1",
 	"verify": "0", "do_verify": "1", "verify_fatal": "0", "verify_dump": "0", "log_avg_msec": "0",
