@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/writepath/writepath/coordinator"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 )
 
@@ -16,9 +15,6 @@ type CampaignSource interface {
 	Source
 	ListCampaigns(ctx context.Context, limit int) ([]*writepathv1.Campaign, error)
 	GetCampaign(ctx context.Context, id string) (*writepathv1.Campaign, error)
-	// Intervals returns a run's record and merged intervals (no worker
-	// snapshots: aggregation needs none).
-	Intervals(ctx context.Context, id string) (*writepathv1.GetRunResponse, error)
 }
 
 var (
@@ -94,15 +90,6 @@ func (c *Client) GetCampaign(ctx context.Context, id string) (*writepathv1.Campa
 	return resp.GetCampaign(), nil
 }
 
-// Intervals reads a run with its merged intervals.
-func (c *Client) Intervals(ctx context.Context, id string) (*writepathv1.GetRunResponse, error) {
-	resp, err := c.ctl.GetRun(ctx, &writepathv1.GetRunRequest{RunId: id, Intervals: true})
-	if err != nil {
-		return nil, rpcErr("run "+id, err)
-	}
-	return resp, nil
-}
-
 // ListCampaigns lists the file's campaigns, newest first.
 func (f *File) ListCampaigns(_ context.Context, limit int) ([]*writepathv1.Campaign, error) {
 	return f.st.ListCampaigns(limit)
@@ -115,9 +102,4 @@ func (f *File) GetCampaign(_ context.Context, id string) (*writepathv1.Campaign,
 		return nil, fmt.Errorf("%w (list them with `writepath campaign list`)", err)
 	}
 	return c, nil
-}
-
-// Intervals reads a run with its merged intervals from the file.
-func (f *File) Intervals(_ context.Context, id string) (*writepathv1.GetRunResponse, error) {
-	return coordinator.ReadRun(f.st, &writepathv1.GetRunRequest{RunId: id, Intervals: true})
 }

@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/writepath/writepath/campaign"
-	"github.com/writepath/writepath/hist"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/results"
 	"github.com/writepath/writepath/telemetry/blocktrace/series"
 )
 
@@ -24,30 +24,30 @@ func UnitFor(kind string) string {
 	return "tps"
 }
 
-// CampaignIntervals converts a run's stored merged intervals of its first
+// CampaignIntervals converts a run's merged intervals of its first
 // measured phase into campaign intervals: offsets from that phase's common
 // start, the primary operation's count and merged histogram.
-func CampaignIntervals(r *writepathv1.GetRunResponse) ([]campaign.Interval, error) {
-	ph := measuredPhase(r.GetRun())
+func CampaignIntervals(r *results.Run) ([]campaign.Interval, error) {
+	ph := measuredPhase(r.Record)
 	if ph == nil {
-		return nil, fmt.Errorf("run %s: no measured phase", r.GetRun().GetId())
+		return nil, fmt.Errorf("run %s: no measured phase", r.Record.GetId())
 	}
 	at := ph.GetAt().AsTime()
-	ops := primaryOps(r.GetIntervals(), ph.GetName())
+	ops := primaryOps(r.Intervals, ph.GetName())
 	var out []campaign.Interval
-	for _, mi := range r.GetIntervals() {
+	for _, mi := range r.Intervals {
 		if mi.GetPhase() != ph.GetName() {
 			continue
 		}
-		h, err := mergeOps(mi.GetOps(), ops)
+		h, err := results.IntervalHistogram(mi, func(op string) bool { return ops[op] })
 		if err != nil {
-			return nil, fmt.Errorf("run %s interval %d: %w", r.GetRun().GetId(), mi.GetSeq(), err)
+			return nil, fmt.Errorf("run %s interval %d: %w", r.Record.GetId(), mi.GetSeq(), err)
 		}
 		iv := campaign.Interval{Start: mi.GetStart().AsTime().Sub(at), End: mi.GetEnd().AsTime().Sub(at),
 			Ops: h.Count(), Latency: h}
 		if dev := deviceWrites(mi.GetOps()); len(dev) > 0 {
-			if iv.DeviceWrite, err = mergeOps(mi.GetOps(), dev); err != nil {
-				return nil, fmt.Errorf("run %s interval %d: %w", r.GetRun().GetId(), mi.GetSeq(), err)
+			if iv.DeviceWrite, err = results.IntervalHistogram(mi, func(op string) bool { return dev[op] }); err != nil {
+				return nil, fmt.Errorf("run %s interval %d: %w", r.Record.GetId(), mi.GetSeq(), err)
 			}
 		}
 		out = append(out, iv)
@@ -103,23 +103,6 @@ func primaryOps(ivs []*writepathv1.MergedInterval, phase string) map[string]bool
 	return nil
 }
 
-func mergeOps(ops []*writepathv1.OpHistogram, want map[string]bool) (*hist.Histogram, error) {
-	h := hist.New()
-	for _, o := range ops {
-		if !want[o.GetOp()] {
-			continue
-		}
-		d, err := hist.Decode(o.GetHdr())
-		if err != nil {
-			return nil, fmt.Errorf("op %s: %w", o.GetOp(), err)
-		}
-		if err := h.Merge(d); err != nil {
-			return nil, fmt.Errorf("op %s: %w", o.GetOp(), err)
-		}
-	}
-	return h, nil
-}
-
 // CampaignResult is a campaign reduced to its table.
 type CampaignResult struct {
 	Spec  *campaign.Spec
@@ -173,17 +156,17 @@ func BuildCampaignTable(ctx context.Context, src CampaignSource, rec *writepathv
 // roundStat reduces one run to the window; it also returns the run's
 // record when it could be read.
 func roundStat(ctx context.Context, src CampaignSource, w campaign.Window, id string) (campaign.RoundStat, *writepathv1.Run, error) {
-	r, err := src.Intervals(ctx, id)
+	r, err := results.Read(ctx, src, id, results.MergedOnly)
 	if err != nil {
 		return campaign.RoundStat{}, nil, err
 	}
 	ivs, err := CampaignIntervals(r)
 	if err != nil {
-		return campaign.RoundStat{}, r.GetRun(), err
+		return campaign.RoundStat{}, r.Record, err
 	}
 	st, err := w.Stat(ivs)
 	if err != nil {
-		return st, r.GetRun(), fmt.Errorf("run %s: %w", id, err)
+		return st, r.Record, fmt.Errorf("run %s: %w", id, err)
 	}
-	return st, r.GetRun(), nil
+	return st, r.Record, nil
 }

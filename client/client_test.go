@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/writepath/writepath/hist"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/results"
 )
 
 func encoded(t *testing.T, vals ...int64) []byte {
@@ -23,6 +25,17 @@ func encoded(t *testing.T, vals ...int64) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// reduced reduces a run given as its record, merged intervals and worker
+// snapshots.
+func reduced(t *testing.T, rec *writepathv1.Run, ivs []*writepathv1.MergedInterval, snaps []*writepathv1.WorkerInterval) *results.Run {
+	t.Helper()
+	r, err := results.Read(context.Background(), results.NewItems(rec, ivs, snaps), rec.GetId(), results.PerWorker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // TestLinerIOColumns: a fio run's lines show every op with its own
@@ -104,14 +117,12 @@ func TestSummarizeMergesHistogramsNotPercentiles(t *testing.T) {
 			Start: timestamppb.New(at), End: timestamppb.New(at.Add(time.Second)),
 			Ops: []*writepathv1.OpHistogram{{Op: "write", Hdr: encoded(t, vals...)}}, Counters: map[string]int64{"write_bytes": 4096}}}
 	}
-	resp := &writepathv1.GetRunResponse{
-		Run: &writepathv1.Run{Id: "r", KindName: "fio", State: writepathv1.RunState_RUN_STATE_PARTIAL, Lost: []string{"b"},
-			Interval: durationpb.New(time.Second),
-			Phases:   []*writepathv1.PhaseRecord{{Name: "run", Workers: []*writepathv1.PhaseWorker{{Worker: "a"}, {Worker: "b", Lost: true}}}}},
-		Intervals: []*writepathv1.MergedInterval{{Phase: "run", Seconds: 1,
+	resp := reduced(t, &writepathv1.Run{Id: "r", KindName: "fio", State: writepathv1.RunState_RUN_STATE_PARTIAL, Lost: []string{"b"},
+		Interval: durationpb.New(time.Second),
+		Phases:   []*writepathv1.PhaseRecord{{Name: "run", Workers: []*writepathv1.PhaseWorker{{Worker: "a"}, {Worker: "b", Lost: true}}}}},
+		[]*writepathv1.MergedInterval{{Phase: "run", Seconds: 1,
 			Ops: []*writepathv1.OpHistogram{{Op: "write", Hdr: encoded(t, 1e3, 1e3, 1e3, 9e6)}}, Counters: map[string]int64{"write_bytes": 8192}}},
-		WorkerIntervals: []*writepathv1.WorkerInterval{iv("a", 1e3, 1e3, 1e3), iv("b", 9e6)},
-	}
+		[]*writepathv1.WorkerInterval{iv("a", 1e3, 1e3, 1e3), iv("b", 9e6)})
 	s, err := Summarize(resp)
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,11 @@ func WriteSummary(w io.Writer, s *Summary) error {
 	}
 	fmt.Fprintln(w)
 	if s.WorkerIntervalsPruned != "" {
-		fmt.Fprintf(w, "per-worker intervals pruned %s (retention): workers show start skew only\n", s.WorkerIntervalsPruned)
+		what := "workers show start skew only"
+		if s.workerTotals() {
+			what = "workers show their phase totals"
+		}
+		fmt.Fprintf(w, "per-worker intervals pruned %s (retention): %s\n", s.WorkerIntervalsPruned, what)
 	}
 	if err := writeHost(w, s.Host); err != nil {
 		return err
@@ -35,7 +39,7 @@ func WriteSummary(w io.Writer, s *Summary) error {
 			if ws.Lost {
 				note += " LOST"
 			}
-			if s.WorkerIntervalsPruned != "" {
+			if s.WorkerIntervalsPruned != "" && !ws.has() {
 				fmt.Fprintf(tw, "\t%s\tpruned\t\t\t\t\t\t\t\t%s\t\n", ws.Worker, note)
 				continue
 			}
@@ -58,6 +62,22 @@ func WriteSummary(w io.Writer, s *Summary) error {
 	}
 	return nil
 }
+
+// workerTotals reports whether any worker has totals of its own (a pruned
+// run written since the coordinator stores them when a phase ends).
+func (s *Summary) workerTotals() bool {
+	for _, p := range s.Phases {
+		for _, ws := range p.Workers {
+			if ws.has() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// has reports whether the worker has totals: any time covered.
+func (t *Totals) has() bool { return t.Seconds > 0 || len(t.Ops) > 0 }
 
 func writeTotals(w io.Writer, who, note string, t Totals) {
 	if len(t.Ops) == 0 {

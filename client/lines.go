@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/writepath/writepath/hist"
+	"github.com/writepath/writepath/results"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/telemetry/blocktrace/series"
 )
@@ -182,14 +182,11 @@ func opStat(mi *writepathv1.MergedInterval, op string) *writepathv1.OpStats {
 // intervalPercentile reads a percentile the stats do not carry from the
 // interval's merged histogram of op (0 when it has none).
 func intervalPercentile(mi *writepathv1.MergedInterval, op string, p float64) int64 {
-	for _, o := range mi.GetOps() {
-		if o.GetOp() == op {
-			if h, err := hist.Decode(o.GetHdr()); err == nil {
-				return h.Percentile(p)
-			}
-		}
+	h, err := results.IntervalHistogram(mi, func(o string) bool { return o == op })
+	if err != nil {
+		return 0
 	}
-	return 0
+	return h.Percentile(p)
 }
 
 // latMs formats a latency in ms, or "-" when the interval has no sample.

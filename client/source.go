@@ -2,20 +2,24 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 
-	"github.com/writepath/writepath/coordinator"
 	"github.com/writepath/writepath/coordinator/store"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/results"
 )
 
 // Source is where stored runs are read from: a coordinator, or a store
-// file opened directly when no coordinator runs.
+// file opened directly when no coordinator runs. Read a run's results with
+// results.Read(ctx, src, id, ...).
 type Source interface {
+	results.Source
 	ListRuns(ctx context.Context, limit int) ([]*writepathv1.Run, error)
-	// GetRun returns a run with its merged intervals and worker snapshots.
-	GetRun(ctx context.Context, id string) (*writepathv1.GetRunResponse, error)
+	// GetRun returns a run's record.
+	GetRun(ctx context.Context, id string) (*writepathv1.Run, error)
 	Close() error
 }
 
@@ -33,13 +37,35 @@ func (c *Client) ListRuns(ctx context.Context, limit int) ([]*writepathv1.Run, e
 	return resp.GetRuns(), nil
 }
 
-// GetRun reads a run and everything stored with it.
-func (c *Client) GetRun(ctx context.Context, id string) (*writepathv1.GetRunResponse, error) {
-	resp, err := c.ctl.GetRun(ctx, &writepathv1.GetRunRequest{RunId: id, Intervals: true, WorkerIntervals: true})
+// GetRun reads a run's record.
+func (c *Client) GetRun(ctx context.Context, id string) (*writepathv1.Run, error) {
+	resp, err := c.ctl.GetRun(ctx, &writepathv1.GetRunRequest{RunId: id})
 	if err != nil {
 		return nil, rpcErr("run "+id, err)
 	}
-	return resp, nil
+	return resp.GetRun(), nil
+}
+
+// ReadRun streams a stored run from the coordinator, calling fn per item.
+func (c *Client) ReadRun(ctx context.Context, req *writepathv1.ReadRunRequest, fn func(*writepathv1.ReadRunResponse) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the stream if fn gives up
+	stream, err := c.ctl.ReadRun(ctx, req)
+	if err != nil {
+		return rpcErr("run "+req.GetRunId(), err)
+	}
+	for {
+		item, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return rpcErr("run "+req.GetRunId(), err)
+		}
+		if err := fn(item); err != nil {
+			return err
+		}
+	}
 }
 
 // File reads a store file directly.
@@ -63,9 +89,18 @@ func (f *File) ListRuns(_ context.Context, limit int) ([]*writepathv1.Run, error
 	return f.st.ListRuns(limit)
 }
 
-// GetRun reads a run and everything stored with it.
-func (f *File) GetRun(_ context.Context, id string) (*writepathv1.GetRunResponse, error) {
-	return coordinator.ReadRun(f.st, &writepathv1.GetRunRequest{RunId: id, Intervals: true, WorkerIntervals: true})
+// GetRun reads a run's record from the file.
+func (f *File) GetRun(_ context.Context, id string) (*writepathv1.Run, error) {
+	r, err := f.st.GetRun(id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %s", results.ErrRunNotFound, id)
+	}
+	return r, err
+}
+
+// ReadRun reads a stored run from the file, calling fn per item.
+func (f *File) ReadRun(ctx context.Context, req *writepathv1.ReadRunRequest, fn func(*writepathv1.ReadRunResponse) error) error {
+	return results.Scan(ctx, f.st, req, fn)
 }
 
 // Close closes the file.

@@ -2,12 +2,14 @@ package client
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/writepath/writepath/hist"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/results"
 	"github.com/writepath/writepath/telemetry/blocktrace/series"
 )
 
@@ -77,108 +79,55 @@ type Summary struct {
 	Phases []PhaseSummary `json:"phases"`
 }
 
-// Summarize computes a run's summary from its stored intervals. Percentiles
-// come from merging histograms, never from averaging percentiles.
-func Summarize(r *writepathv1.GetRunResponse) (*Summary, error) {
-	run := r.GetRun()
+// Summarize computes a run's summary from its reduced intervals (read with
+// results.PerWorker). Percentiles come from merged histograms, never from
+// averaging percentiles.
+func Summarize(r *results.Run) (*Summary, error) {
+	run := r.Record
 	s := &Summary{RunID: run.GetId(), Kind: run.GetKindName(), State: stateName(run.GetState()),
 		Reason: run.GetReason(), Lost: run.GetLost(), Host: HostKnobs(run)}
 	if t := run.GetWorkerIntervalsPruned(); t != nil {
 		s.WorkerIntervalsPruned = t.AsTime().UTC().Format(time.RFC3339)
 	}
-	for _, ph := range run.GetPhases() {
-		ps, err := summarizePhase(ph, r)
-		if err != nil {
-			return nil, fmt.Errorf("phase %s: %w", ph.GetName(), err)
-		}
-		s.Phases = append(s.Phases, ps)
+	for _, ph := range r.Phases {
+		s.Phases = append(s.Phases, summarizePhase(ph))
 	}
 	return s, nil
 }
 
-func summarizePhase(ph *writepathv1.PhaseRecord, r *writepathv1.GetRunResponse) (PhaseSummary, error) {
-	ps := PhaseSummary{Phase: ph.GetName(), State: strings.ToLower(strings.TrimPrefix(ph.GetState().String(), "PHASE_STATE_"))}
-	merged := newTally()
-	for _, mi := range r.GetIntervals() {
-		if mi.GetPhase() != ph.GetName() {
-			continue
-		}
-		ps.Intervals++
-		if err := merged.add(mi.GetOps(), mi.GetCounters(), mi.GetSeconds()); err != nil {
-			return ps, err
-		}
-	}
-	ps.Merged = merged.totals()
-	for _, pw := range ph.GetWorkers() {
-		w := newTally()
-		for _, wi := range r.GetWorkerIntervals() {
-			iv := wi.GetInterval()
-			if wi.GetWorker() != pw.GetWorker() || iv.GetPhase() != ph.GetName() {
-				continue
-			}
-			if err := w.add(iv.GetOps(), iv.GetCounters(), iv.GetEnd().AsTime().Sub(iv.GetStart().AsTime()).Seconds()); err != nil {
-				return ps, fmt.Errorf("worker %s: %w", pw.GetWorker(), err)
-			}
+func summarizePhase(ph *results.Phase) PhaseSummary {
+	rec := ph.Record
+	ps := PhaseSummary{Phase: rec.GetName(), State: strings.ToLower(strings.TrimPrefix(rec.GetState().String(), "PHASE_STATE_")),
+		Intervals: ph.Intervals, Merged: totals(ph.Merged)}
+	for _, pw := range rec.GetWorkers() {
+		t := ph.Workers[pw.GetWorker()]
+		if t == nil {
+			t = &results.Totals{Counters: map[string]int64{}}
 		}
 		ps.Workers = append(ps.Workers, WorkerSummary{Worker: pw.GetWorker(), Lost: pw.GetLost(), Error: pw.GetError(),
-			StartSkewMs: ms(pw.GetStartSkew().AsDuration().Nanoseconds()), Totals: w.totals()})
+			StartSkewMs: ms(pw.GetStartSkew().AsDuration().Nanoseconds()), Totals: totals(t)})
 	}
-	summarizeTelemetry(&ps, r)
-	return ps, nil
+	summarizeTelemetry(&ps, ph)
+	return ps
 }
 
-// tally accumulates intervals into cumulative histograms and sums.
-type tally struct {
-	ops      map[string]*hist.Histogram
-	counters map[string]int64
-	seconds  float64
-}
-
-func newTally() *tally {
-	return &tally{ops: map[string]*hist.Histogram{}, counters: map[string]int64{}}
-}
-
-func (t *tally) add(ops []*writepathv1.OpHistogram, counters map[string]int64, seconds float64) error {
-	for _, o := range ops {
-		h, err := hist.Decode(o.GetHdr())
-		if err != nil {
-			return fmt.Errorf("op %s: %w", o.GetOp(), err)
-		}
-		if t.ops[o.GetOp()] == nil {
-			t.ops[o.GetOp()] = hist.New()
-		}
-		if err := t.ops[o.GetOp()].Merge(h); err != nil {
-			return err
-		}
-	}
-	for k, v := range counters {
-		t.counters[k] += v
-	}
-	t.seconds += seconds
-	return nil
-}
-
-func (t *tally) totals() Totals {
-	out := Totals{Seconds: t.seconds, Counters: t.counters}
-	names := make([]string, 0, len(t.ops))
-	for n := range t.ops {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+// totals turns reduced totals into the summary's numbers.
+func totals(t *results.Totals) Totals {
+	out := Totals{Seconds: t.Seconds, Counters: t.Counters}
+	for _, n := range t.Ops() {
 		if s, ok := series.Parse(n); ok {
-			out.Series = append(out.Series, seriesSummary(s, t.ops[n], t.seconds))
+			out.Series = append(out.Series, seriesSummary(s, t.Histogram(n), t.Seconds))
 			continue
 		}
-		out.Ops = append(out.Ops, opSummary(n, t.ops[n], t.seconds))
+		out.Ops = append(out.Ops, opSummary(n, t.Histogram(n), t.Seconds))
 	}
-	for k, v := range t.counters {
+	for k, v := range t.Counters {
 		if strings.HasSuffix(k, BytesSuffix) {
 			out.Bytes += v
 		}
 	}
-	if t.seconds > 0 {
-		out.MBPerSec = float64(out.Bytes) / t.seconds / 1e6
+	if t.Seconds > 0 {
+		out.MBPerSec = float64(out.Bytes) / t.Seconds / 1e6
 	}
 	return out
 }
@@ -199,39 +148,45 @@ func stateName(s writepathv1.RunState) string {
 	return strings.ToLower(strings.TrimPrefix(s.String(), "RUN_STATE_"))
 }
 
-// Cumulative merges one operation's histograms over a run's intervals, for
-// a phase (all phases if empty) and a worker (merged if empty).
-func Cumulative(r *writepathv1.GetRunResponse, phase, worker, op string) (*hist.Histogram, error) {
-	t := newTally()
-	if worker == "" {
-		for _, mi := range r.GetIntervals() {
-			if phase == "" || mi.GetPhase() == phase {
-				if err := t.add(mi.GetOps(), nil, 0); err != nil {
-					return nil, err
-				}
+// Cumulative is one operation's histogram over a run: of a phase (all
+// phases if empty), merged or of one worker (r read with
+// results.PerWorker).
+func Cumulative(r *results.Run, phase, worker, op string) (*hist.Histogram, error) {
+	var hs []*hist.Histogram
+	names := map[string]bool{}
+	for _, ph := range r.Phases {
+		if phase != "" && ph.Name() != phase {
+			continue
+		}
+		t := ph.Merged
+		if worker != "" {
+			if t = ph.Workers[worker]; t == nil {
+				continue
 			}
 		}
-	} else {
-		for _, wi := range r.GetWorkerIntervals() {
-			if wi.GetWorker() == worker && (phase == "" || wi.GetInterval().GetPhase() == phase) {
-				if err := t.add(wi.GetInterval().GetOps(), nil, 0); err != nil {
-					return nil, err
-				}
-			}
+		for _, n := range t.Ops() {
+			names[n] = true
+		}
+		if h := t.Histogram(op); h != nil {
+			hs = append(hs, h)
 		}
 	}
-	h := t.ops[op]
-	if h == nil {
-		return nil, fmt.Errorf("run %s has no operation %q (has %v)", r.GetRun().GetId(), op, opNames(t.ops))
+	if phase == "" && worker == "" { // also intervals of no phase the record names
+		names = map[string]bool{}
+		for _, n := range r.Ops() {
+			names[n] = true
+		}
+		if h := r.Total(op); h != nil {
+			hs = []*hist.Histogram{h}
+		}
 	}
-	return h, nil
-}
-
-func opNames(m map[string]*hist.Histogram) []string {
-	var out []string
-	for n := range m {
-		out = append(out, n)
+	if len(hs) == 0 {
+		return nil, fmt.Errorf("run %s has no operation %q (has %v)", r.Record.GetId(), op, slices.Sorted(maps.Keys(names)))
 	}
-	sort.Strings(out)
-	return out
+	for _, h := range hs[1:] {
+		if err := hs[0].Merge(h); err != nil {
+			return nil, err
+		}
+	}
+	return hs[0], nil
 }

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/results"
 	"github.com/writepath/writepath/telemetry/diskstats"
 )
 
@@ -89,25 +89,9 @@ var summaryColumns = []DeviceColumn{
 	{"f_await", func(s *diskstats.Stats) float64 { return s.FlushAwaitMs }},
 }
 
-// DeviceDelta returns a device's raw counter increase and its window.
-func DeviceDelta(d *writepathv1.DeviceStats) (diskstats.Delta, time.Duration) {
-	p := d.GetDelta()
-	return diskstats.Delta{
-		ReadIOs: p.GetReadIos(), ReadMerges: p.GetReadMerges(), ReadSectors: p.GetReadSectors(), ReadTicks: p.GetReadTicks(),
-		WriteIOs: p.GetWriteIos(), WriteMerges: p.GetWriteMerges(), WriteSectors: p.GetWriteSectors(), WriteTicks: p.GetWriteTicks(),
-		DiscardIOs: p.GetDiscardIos(), DiscardMerges: p.GetDiscardMerges(), DiscardSectors: p.GetDiscardSectors(),
-		DiscardTicks: p.GetDiscardTicks(), FlushIOs: p.GetFlushIos(), FlushTicks: p.GetFlushTicks(),
-		IOTicks: p.GetIoTicks(), TimeInQueue: p.GetTimeInQueue(), InFlight: p.GetInFlight(), Fields: int(p.GetFields()),
-		Reset: d.GetCountersReset(),
-	}, time.Duration(d.GetIntervalNs())
-}
-
-// DeviceFigures returns a device's iostat -x figures over its interval,
-// computed from the raw delta (the one formula for lines and summaries).
-func DeviceFigures(d *writepathv1.DeviceStats) diskstats.Stats {
-	delta, window := DeviceDelta(d)
-	return delta.Stats(window)
-}
+// DeviceFigures returns a device's iostat -x figures over its interval
+// (results.DeviceFigures: the one formula for lines and summaries).
+func DeviceFigures(d *writepathv1.DeviceStats) diskstats.Stats { return results.DeviceFigures(d) }
 
 // InnoDB gauges, as workload/oltp records them from telemetry/mysqlstatus,
 // with the names workload/crash uses as fallbacks.

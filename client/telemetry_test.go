@@ -78,8 +78,9 @@ func TestDeviceSummaryIsExactOverWindows(t *testing.T) {
 		{Phase: "run", Telemetry: []*writepathv1.WorkerTelemetry{{Worker: "w1", Telemetry: &writepathv1.Telemetry{
 			Devices: []*writepathv1.DeviceStats{device("vda", 3*time.Second, diskstats.Delta{WriteIOs: 10, WriteTicks: 1010, Fields: 17})}}}}},
 	}
+	r := reduced(t, &writepathv1.Run{Id: "r", Phases: []*writepathv1.PhaseRecord{{Name: "run"}}}, ivs, nil)
 	ps := PhaseSummary{Phase: "run"}
-	summarizeTelemetry(&ps, &writepathv1.GetRunResponse{Intervals: ivs})
+	summarizeTelemetry(&ps, r.Phases[0])
 	if len(ps.Devices) != 1 {
 		t.Fatalf("devices = %+v; want one", ps.Devices)
 	}

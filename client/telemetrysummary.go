@@ -4,13 +4,10 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 	"text/tabwriter"
-	"time"
 
-	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
-	"github.com/writepath/writepath/telemetry/diskstats"
+	"github.com/writepath/writepath/results"
 )
 
 // DeviceSummary is one worker's device over a phase. Mean is computed from
@@ -36,84 +33,24 @@ type GaugeSummary struct {
 	Max    int64   `json:"max"`
 }
 
-// deviceWindow accumulates one worker's device over a phase.
-type deviceWindow struct {
-	sum    diskstats.Delta
-	window time.Duration
-	n      int
-	max    map[string]float64
-}
-
-// summarizeTelemetry adds the phase's device and InnoDB summaries.
-func summarizeTelemetry(ps *PhaseSummary, r *writepathv1.GetRunResponse) {
-	devs := map[[2]string]*deviceWindow{}
-	gauges := map[[2]string][]int64{}
-	for _, mi := range r.GetIntervals() {
-		if mi.GetPhase() != ps.Phase {
-			continue
-		}
-		for _, wt := range mi.GetTelemetry() {
-			for _, d := range wt.GetTelemetry().GetDevices() {
-				addDevice(devs, [2]string{wt.GetWorker(), d.GetDevice()}, d)
-			}
-			for name, v := range wt.GetGauges() {
-				if strings.HasPrefix(name, "innodb.") || slices.Contains(gaugeDirty, name) || slices.Contains(gaugeCkptAge, name) {
-					k := [2]string{wt.GetWorker(), name}
-					gauges[k] = append(gauges[k], v)
-				}
-			}
-		}
-	}
-	for _, k := range sortedKeys(devs) {
-		w := devs[k]
-		mean := w.sum.Stats(w.window)
-		ds := DeviceSummary{Worker: k[0], Device: k[1], Intervals: w.n, Seconds: w.window.Seconds(),
-			Mean: map[string]float64{}, Max: w.max}
+// summarizeTelemetry adds the phase's device and InnoDB summaries from its
+// telemetry windows.
+func summarizeTelemetry(ps *PhaseSummary, ph *results.Phase) {
+	for _, w := range ph.Devices {
+		mean := w.Mean()
+		ds := DeviceSummary{Worker: w.Worker, Device: w.Device, Intervals: w.Intervals, Seconds: w.Window.Seconds(),
+			Mean: map[string]float64{}, Max: map[string]float64{}}
 		for _, c := range summaryColumns {
 			ds.Mean[c.Name] = c.Get(&mean)
+			ds.Max[c.Name] = c.Get(&w.Max)
 		}
 		ps.Devices = append(ps.Devices, ds)
 	}
-	for _, k := range sortedKeys(gauges) {
-		ps.InnoDB = append(ps.InnoDB, gaugeSummary(k[0], k[1], gauges[k]))
+	for _, g := range ph.Gauges {
+		if strings.HasPrefix(g.Gauge, "innodb.") || slices.Contains(gaugeDirty, g.Gauge) || slices.Contains(gaugeCkptAge, g.Gauge) {
+			ps.InnoDB = append(ps.InnoDB, GaugeSummary{Worker: g.Worker, Gauge: g.Gauge, Mean: g.Mean(), Max: g.Max})
+		}
 	}
-}
-
-func addDevice(devs map[[2]string]*deviceWindow, k [2]string, d *writepathv1.DeviceStats) {
-	w := devs[k]
-	if w == nil {
-		w = &deviceWindow{max: map[string]float64{}}
-		devs[k] = w
-	}
-	delta, window := DeviceDelta(d)
-	w.sum.Add(delta)
-	w.window += window
-	w.n++
-	s := delta.Stats(window)
-	for _, c := range summaryColumns {
-		w.max[c.Name] = max(w.max[c.Name], c.Get(&s))
-	}
-}
-
-func gaugeSummary(worker, name string, vs []int64) GaugeSummary {
-	g := GaugeSummary{Worker: worker, Gauge: name, Max: slices.Max(vs)}
-	var sum float64
-	for _, v := range vs {
-		sum += float64(v)
-	}
-	g.Mean = sum / float64(len(vs))
-	return g
-}
-
-func sortedKeys[V any](m map[[2]string]V) [][2]string {
-	keys := make([][2]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		return keys[i][0] < keys[j][0] || keys[i][0] == keys[j][0] && keys[i][1] < keys[j][1]
-	})
-	return keys
 }
 
 // writeTelemetry prints a phase's device table (mean and max rows per

@@ -3,16 +3,15 @@ package coordinator
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/writepath/writepath/coordinator/store"
 	"github.com/writepath/writepath/internal/echo"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/results"
 )
 
 // controlService serves the CLI's ControlService. Its handlers translate
@@ -32,7 +31,7 @@ func toStatus(err error) error {
 		code = codes.InvalidArgument
 	case errors.Is(err, ErrNoWorkers):
 		code = codes.FailedPrecondition
-	case errors.Is(err, ErrRunNotFound), errors.Is(err, ErrCampaignNotFound):
+	case errors.Is(err, ErrRunNotFound), errors.Is(err, ErrCampaignNotFound), errors.Is(err, results.ErrRunNotFound):
 		code = codes.NotFound
 	case errors.Is(err, ErrClosed):
 		code = codes.Unavailable
@@ -71,11 +70,20 @@ func (cs *controlService) ListRuns(_ context.Context, req *writepathv1.ListRunsR
 }
 
 func (cs *controlService) GetRun(_ context.Context, req *writepathv1.GetRunRequest) (*writepathv1.GetRunResponse, error) {
-	resp, err := cs.c.RunDetail(req)
+	r, err := cs.c.GetRun(req.GetRunId())
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return resp, nil
+	return &writepathv1.GetRunResponse{Run: r}, nil
+}
+
+// ReadRun streams a stored run (results.Scan: one stored value or
+// telemetry chunk per message, read from the store in batches).
+func (cs *controlService) ReadRun(req *writepathv1.ReadRunRequest, stream writepathv1.ControlService_ReadRunServer) error {
+	if err := results.Scan(stream.Context(), cs.c.store, req, stream.Send); err != nil {
+		return toStatus(err)
+	}
+	return nil
 }
 
 func (cs *controlService) ListWorkers(context.Context, *writepathv1.ListWorkersRequest) (*writepathv1.ListWorkersResponse, error) {
@@ -93,39 +101,6 @@ func (cs *controlService) WatchRun(req *writepathv1.WatchRunRequest, stream writ
 		return toStatus(err)
 	}
 	return nil
-}
-
-// RunDetail reads a run and, as asked, its intervals from the store.
-func (c *Coordinator) RunDetail(req *writepathv1.GetRunRequest) (*writepathv1.GetRunResponse, error) {
-	return ReadRun(c.store, req)
-}
-
-// ReadRun answers a GetRun from a store directly; the CLI uses it to read a
-// file without a coordinator.
-func ReadRun(st *store.Store, req *writepathv1.GetRunRequest) (*writepathv1.GetRunResponse, error) {
-	rec, err := st.GetRun(req.GetRunId())
-	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("%w: %s", ErrRunNotFound, echo.Clip(req.GetRunId()))
-		}
-		return nil, err
-	}
-	resp := &writepathv1.GetRunResponse{Run: rec}
-	if req.GetIntervals() {
-		if resp.Intervals, err = st.Intervals(rec.GetId()); err != nil {
-			return nil, err
-		}
-	}
-	if req.GetWorkerIntervals() {
-		snaps, err := st.WorkerIntervals(rec.GetId())
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range snaps {
-			resp.WorkerIntervals = append(resp.WorkerIntervals, &writepathv1.WorkerInterval{Worker: s.Worker, Interval: s.Interval})
-		}
-	}
-	return resp, nil
 }
 
 // Workers lists connected workers, then those only known from the store.

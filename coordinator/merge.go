@@ -82,9 +82,10 @@ func (a *accPool) put(accs map[string]*hist.Accumulator) {
 
 // mergeWorker is what the merge knows of one placed worker.
 type mergeWorker struct {
-	live bool  // not lost
-	done bool  // sent PhaseDone: reports nothing past last
-	last int64 // highest seq reported, -1 before the first
+	live  bool  // not lost
+	done  bool  // sent PhaseDone: reports nothing past last
+	last  int64 // highest seq reported, -1 before the first
+	total workerTotal
 }
 
 // pendingInterval accumulates interval seq until it is published.
@@ -132,6 +133,11 @@ func (m *phaseMerge) add(worker string, iv *writepathv1.Interval, ops map[string
 		return fmt.Errorf("%w: seq %d from %s after seq %d: out of order", ErrBadInterval, seq, worker, w.last)
 	}
 	if seq < m.mu.next {
+		// Summed into the worker's total now, so a worker's total adds its
+		// snapshots in seq order whichever are late.
+		if err := w.total.add(iv, ops); err != nil {
+			return fmt.Errorf("%w: worker %s phase total: %w", ErrBadInterval, worker, err)
+		}
 		w.last = int64(seq)
 		// Merged into the stored interval by the writer, after it was
 		// written; the histograms are decoded again there, as ops lives
@@ -150,8 +156,11 @@ func (m *phaseMerge) add(worker string, iv *writepathv1.Interval, ops map[string
 	if p.reporting[worker] {
 		return fmt.Errorf("%w: seq %d from %s twice", ErrBadInterval, seq, worker)
 	}
+	if err := w.total.add(iv, ops); err != nil {
+		return fmt.Errorf("%w: worker %s phase total: %w", ErrBadInterval, worker, err)
+	}
 	if err := p.merge(worker, iv, ops); err != nil {
-		return err
+		return err // cannot happen (see maxOpCount); the total is then off, as the merge is
 	}
 	w.last = max(w.last, int64(seq))
 	m.publishReadyLocked(now)
@@ -337,8 +346,9 @@ func (m *phaseMerge) tick(now time.Time) {
 }
 
 // flush publishes everything still pending, in order (the phase is over),
-// waits for the writer, and returns how many intervals were published and
-// the first store error. Nothing is merged after it.
+// waits for the writer, stores each worker's phase total, and returns how
+// many intervals were published and the first store error. Nothing is
+// merged after it.
 func (m *phaseMerge) flush() (uint32, error) {
 	m.mu.Lock()
 	for len(m.mu.pending) > 0 {
@@ -356,5 +366,8 @@ func (m *phaseMerge) flush() (uint32, error) {
 	m.mu.Unlock()
 	close(m.jobs)
 	<-m.writerDone
-	return n, m.werr
+	if m.werr != nil {
+		return n, m.werr
+	}
+	return n, m.storeTotals()
 }

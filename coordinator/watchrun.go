@@ -21,21 +21,18 @@ func (c *Coordinator) Watch(ctx context.Context, id string, send func(*writepath
 	if err != nil {
 		return err
 	}
-	stored, err := c.store.Intervals(id)
-	if err != nil {
-		return err
-	}
 	// The record first: a watcher needs the run's interval and placement to
 	// read the intervals.
 	if err := send(&writepathv1.WatchRunResponse{Event: &writepathv1.WatchRunResponse_Run{Run: rec}}); err != nil {
 		return err
 	}
 	sent := map[string]bool{}
-	for _, mi := range stored {
+	err = c.store.Intervals(id, func(_ int, mi *writepathv1.MergedInterval) error {
 		sent[intervalKey(mi)] = true
-		if err := send(&writepathv1.WatchRunResponse{Event: &writepathv1.WatchRunResponse_Interval{Interval: mi}}); err != nil {
-			return err
-		}
+		return send(&writepathv1.WatchRunResponse{Event: &writepathv1.WatchRunResponse_Interval{Interval: mi}})
+	})
+	if err != nil {
+		return err
 	}
 	if live == nil {
 		return nil

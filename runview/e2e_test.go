@@ -15,6 +15,7 @@ import (
 	"github.com/writepath/writepath/local"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/report"
+	"github.com/writepath/writepath/results"
 	"github.com/writepath/writepath/runview"
 	"github.com/writepath/writepath/telemetry/diskstats"
 	"github.com/writepath/writepath/worker"
@@ -67,7 +68,7 @@ func TestFioTelemetryEndToEnd(t *testing.T) {
 	if !strings.Contains(lines.String(), "| "+dev+" w/s ") || !strings.Contains(lines.String(), "%util") {
 		t.Errorf("live lines lack %s's iostat columns:\n%s", dev, lines.String())
 	}
-	detail, err := c.GetRun(ctx, run.GetId())
+	detail, err := results.Read(ctx, c, run.GetId(), results.PerWorker)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,10 +92,10 @@ func fioSpec(t *testing.T, args ...string) *writepathv1.RunSpec {
 
 // checkStoredWrites: the stored merged intervals carry the worker's device
 // with writes while fio wrote.
-func checkStoredWrites(t *testing.T, detail *writepathv1.GetRunResponse, dev string) {
+func checkStoredWrites(t *testing.T, detail *results.Run, dev string) {
 	t.Helper()
 	var busy int
-	for _, mi := range detail.GetIntervals() {
+	for _, mi := range detail.Intervals {
 		for _, wt := range mi.GetTelemetry() {
 			for _, d := range wt.GetTelemetry().GetDevices() {
 				if d.GetDevice() == dev && d.GetWritesPerSec() > 0 && d.GetDelta().GetWriteIos() > 0 && d.GetIntervalNs() > 0 {
@@ -104,11 +105,11 @@ func checkStoredWrites(t *testing.T, detail *writepathv1.GetRunResponse, dev str
 		}
 	}
 	if busy < 2 {
-		t.Errorf("%d stored intervals with %s w/s > 0; want >= 2 of %d", busy, dev, len(detail.GetIntervals()))
+		t.Errorf("%d stored intervals with %s w/s > 0; want >= 2 of %d", busy, dev, len(detail.Intervals))
 	}
 }
 
-func checkSummary(t *testing.T, detail *writepathv1.GetRunResponse, dev string) {
+func checkSummary(t *testing.T, detail *results.Run, dev string) {
 	t.Helper()
 	s, err := client.Summarize(detail)
 	if err != nil {
@@ -128,7 +129,7 @@ func checkSummary(t *testing.T, detail *writepathv1.GetRunResponse, dev string) 
 	}
 }
 
-func checkReport(t *testing.T, detail *writepathv1.GetRunResponse, dev string) {
+func checkReport(t *testing.T, detail *results.Run, dev string) {
 	t.Helper()
 	r, err := runview.Run(detail)
 	if err != nil {
@@ -136,7 +137,7 @@ func checkReport(t *testing.T, detail *writepathv1.GetRunResponse, dev string) {
 	}
 	var found bool
 	for _, s := range r.Devices {
-		if s.Name == dev+" w/s" && len(s.Values) == len(detail.GetIntervals()) && slicesMax(s.Values) > 0 {
+		if s.Name == dev+" w/s" && len(s.Values) == len(detail.Intervals) && slicesMax(s.Values) > 0 {
 			found = true
 		}
 	}

@@ -7,14 +7,16 @@ import (
 	"github.com/writepath/writepath/client"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/report"
+	"github.com/writepath/writepath/results"
 	"github.com/writepath/writepath/telemetry/blocktrace/series"
 )
 
-// Run converts a stored run. Series are on the grid of the run's merged
-// intervals in stored order (measured phases, then seq): T is seconds from
-// the first interval's start, and index k of every series is interval k.
-func Run(r *writepathv1.GetRunResponse) (report.Run, error) {
-	run := r.GetRun()
+// Run converts a stored run, read with results.PerWorker. Series are on the
+// grid of the run's merged intervals in stored order (measured phases, then
+// seq): T is seconds from the first interval's start, and index k of every
+// series is interval k.
+func Run(r *results.Run) (report.Run, error) {
+	run := r.Record
 	s, err := client.Summarize(r)
 	if err != nil {
 		return report.Run{}, err
@@ -24,14 +26,14 @@ func Run(r *writepathv1.GetRunResponse) (report.Run, error) {
 	if ts := run.GetStarted(); ts != nil {
 		out.Started = ts.AsTime()
 	}
-	t := grid(r.GetIntervals())
+	t := grid(r.Intervals)
 	ops, err := opSeries(r, t)
 	if err != nil {
 		return report.Run{}, err
 	}
 	out.Ops = ops
-	out.Devices, out.InnoDB, out.Disk = telemetrySeries(r.GetIntervals(), t)
-	out.Block, out.Syscalls = traceSeries(r.GetIntervals(), t)
+	out.Devices, out.InnoDB, out.Disk = telemetrySeries(r.Intervals, t)
+	out.Block, out.Syscalls = traceSeries(r.Intervals, t)
 	out.Evidence = evidenceRows(s)
 	out.Workers = workerRows(s)
 	for _, k := range s.Host {
@@ -58,10 +60,10 @@ func grid(ivs []*writepathv1.MergedInterval) []float64 {
 
 // opSeries is one series per operation: rate and percentiles per interval
 // (0 where the op did not occur), and its whole-run merged histogram.
-func opSeries(r *writepathv1.GetRunResponse, t []float64) ([]report.OpSeries, error) {
+func opSeries(r *results.Run, t []float64) ([]report.OpSeries, error) {
 	var names []string
 	idx := map[string]int{}
-	for _, mi := range r.GetIntervals() {
+	for _, mi := range r.Intervals {
 		for _, st := range mi.GetStats() {
 			if series.Is(st.GetOp()) {
 				continue // kernel evidence: traceSeries draws it
@@ -75,14 +77,14 @@ func opSeries(r *writepathv1.GetRunResponse, t []float64) ([]report.OpSeries, er
 	out := make([]report.OpSeries, len(names))
 	n := len(t)
 	for i, name := range names {
-		total, err := client.Cumulative(r, "", "", name)
-		if err != nil {
-			return nil, fmt.Errorf("op %s: %w", name, err)
+		total := r.Total(name)
+		if total == nil {
+			return nil, fmt.Errorf("op %s: run %s has stats but no histogram of it", name, run(r))
 		}
 		out[i] = report.OpSeries{Name: name, T: t, Rate: make([]float64, n), P50: make([]float64, n),
 			P99: make([]float64, n), P999: make([]float64, n), Total: total}
 	}
-	for k, mi := range r.GetIntervals() {
+	for k, mi := range r.Intervals {
 		for _, st := range mi.GetStats() {
 			if series.Is(st.GetOp()) {
 				continue
@@ -114,5 +116,7 @@ func workerRows(s *client.Summary) []report.WorkerRow {
 	}
 	return rows
 }
+
+func run(r *results.Run) string { return r.Record.GetId() }
 
 func ms(ns int64) float64 { return float64(ns) / float64(time.Millisecond) }

@@ -1,6 +1,7 @@
 package runview
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/writepath/writepath/hist"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/results"
 )
 
 // interval builds merged interval k of a 1 s grid: n writes of 1 ms, and
@@ -45,14 +47,16 @@ func interval(t *testing.T, k int, n int64, workers map[string]uint64) *writepat
 // worker (named when several report), on the interval grid, zero where a
 // worker did not report, and ops carry rate and percentiles.
 func TestRunConvertsTelemetry(t *testing.T) {
-	r := &writepathv1.GetRunResponse{
-		Run: &writepathv1.Run{Id: "20261130-000000.000", KindName: "fio", State: writepathv1.RunState_RUN_STATE_FINISHED,
-			Interval: durationpb.New(time.Second),
-			Phases:   []*writepathv1.PhaseRecord{{Name: "run"}}},
-		Intervals: []*writepathv1.MergedInterval{
+	items := results.NewItems(&writepathv1.Run{Id: "20261130-000000.000", KindName: "fio", State: writepathv1.RunState_RUN_STATE_FINISHED,
+		Interval: durationpb.New(time.Second),
+		Phases:   []*writepathv1.PhaseRecord{{Name: "run"}}},
+		[]*writepathv1.MergedInterval{
 			interval(t, 0, 100, map[string]uint64{"w1": 10, "w2": 20}),
 			interval(t, 1, 200, map[string]uint64{"w1": 30}),
-		},
+		}, nil)
+	r, err := results.Read(context.Background(), items, "20261130-000000.000", results.PerWorker)
+	if err != nil {
+		t.Fatal(err)
 	}
 	got, err := Run(r)
 	if err != nil {
@@ -91,8 +95,12 @@ func TestRunDiskSeries(t *testing.T) {
 	} {
 		ivs[k].Telemetry[0].Telemetry.Values = v
 	}
-	got, err := Run(&writepathv1.GetRunResponse{Run: &writepathv1.Run{Id: "20261130-000000.000", KindName: "oltp",
-		Interval: durationpb.New(time.Second), Phases: []*writepathv1.PhaseRecord{{Name: "run"}}}, Intervals: ivs})
+	r, err := results.Read(context.Background(), results.NewItems(&writepathv1.Run{Id: "20261130-000000.000", KindName: "oltp",
+		Interval: durationpb.New(time.Second), Phases: []*writepathv1.PhaseRecord{{Name: "run"}}}, ivs, nil), "20261130-000000.000", results.PerWorker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Run(r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/writepath/writepath/client"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/report"
+	"github.com/writepath/writepath/results"
 )
 
 // units of the summary's iostat columns, for the report's axes.
@@ -35,7 +36,7 @@ func telemetrySeries(ivs []*writepathv1.MergedInterval, t []float64) (devices, i
 				who = wt.GetWorker() + ":"
 			}
 			for _, d := range wt.GetTelemetry().GetDevices() {
-				s := client.DeviceFigures(d)
+				s := results.DeviceFigures(d)
 				for _, c := range cols {
 					dev.at(who+d.GetDevice()+" "+c.Name, units[c.Name])[k] = c.Get(&s)
 				}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -16,6 +17,7 @@ import (
 	"github.com/writepath/writepath/hist"
 	oltpv1 "github.com/writepath/writepath/proto/writepath/oltp/v1"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/results"
 	"github.com/writepath/writepath/workload/oltp"
 )
 
@@ -65,7 +67,7 @@ func (f *Fabric) run(ctx context.Context, cl *oltp.CommandLine, rs *writepathv1.
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	detail, gerr := f.Client.GetRun(rctx, run.GetId())
+	detail, gerr := results.Read(rctx, f.Client, run.GetId(), results.MergedOnly)
 	if gerr != nil {
 		text.Printf(oltp.LevelFatal, "%v", gerr)
 		return exitFailed
@@ -107,7 +109,7 @@ func (l *liveLines) event(ev *writepathv1.WatchRunResponse) {
 		Errors: c["errors"], Reconnects: c["reconnects"]}
 	var lat float64
 	if l.pct > 0 {
-		if h, err := client.Cumulative(&writepathv1.GetRunResponse{Intervals: []*writepathv1.MergedInterval{mi}}, oltp.PhaseRun, "", "trx"); err == nil {
+		if h, err := results.IntervalHistogram(mi, isTrx); err == nil {
 			lat = float64(h.Percentile(l.pct)) / 1e6
 		}
 	}
@@ -118,8 +120,8 @@ func (l *liveLines) event(ev *writepathv1.WatchRunResponse) {
 // report prints what the workers said of the phase: the lines of the one
 // worker of a prepare, prewarm or cleanup; for run, the merged checkpoint
 // reports and the merged report (then, with PerWorker, each worker's).
-func (f *Fabric) report(cl *oltp.CommandLine, text *oltp.Text, detail *writepathv1.GetRunResponse, runErr error) int {
-	run := detail.GetRun()
+func (f *Fabric) report(cl *oltp.CommandLine, text *oltp.Text, detail *results.Run, runErr error) int {
+	run := detail.Record
 	var parts []*oltp.Summary
 	var names []string
 	var phaseErr error
@@ -189,7 +191,7 @@ func replay(text *oltp.Text, lines []oltp.Line) {
 // merge combines the workers' summaries; the percentiles come from the
 // merged intervals of the run phase (the warm-up's and each checkpoint's
 // window left out).
-func (f *Fabric) merge(cl *oltp.CommandLine, detail *writepathv1.GetRunResponse, parts []*oltp.Summary) *oltp.Summary {
+func (f *Fabric) merge(cl *oltp.CommandLine, detail *results.Run, parts []*oltp.Summary) *oltp.Summary {
 	warm := float64(cl.Spec.GetWarmupSeconds())
 	var cps []*hist.Histogram
 	from := warm
@@ -201,27 +203,34 @@ func (f *Fabric) merge(cl *oltp.CommandLine, detail *writepathv1.GetRunResponse,
 }
 
 // window merges the run phase's trx histograms of the intervals lying in
-// [from, to) seconds from the phase start.
-func window(detail *writepathv1.GetRunResponse, from, to float64) *hist.Histogram {
+// [from, to) seconds from the phase start; nil when none has any.
+func window(detail *results.Run, from, to float64) *hist.Histogram {
 	var at time.Time
-	for _, ph := range detail.GetRun().GetPhases() {
+	for _, ph := range detail.Record.GetPhases() {
 		if ph.GetName() == oltp.PhaseRun && ph.GetAt() != nil {
 			at = ph.GetAt().AsTime()
 		}
 	}
-	sub := &writepathv1.GetRunResponse{}
-	for _, mi := range detail.GetIntervals() {
-		if mi.GetPhase() != oltp.PhaseRun {
+	var out *hist.Histogram
+	for _, mi := range detail.Intervals {
+		if mi.GetPhase() != oltp.PhaseRun || !slices.ContainsFunc(mi.GetOps(), func(o *writepathv1.OpHistogram) bool { return isTrx(o.GetOp()) }) {
 			continue
 		}
 		s, e := mi.GetStart().AsTime().Sub(at).Seconds(), mi.GetEnd().AsTime().Sub(at).Seconds()
-		if s >= from-1e-3 && (e <= to+1e-3 || math.IsInf(to, 1)) {
-			sub.Intervals = append(sub.Intervals, mi)
+		if s < from-1e-3 || (e > to+1e-3 && !math.IsInf(to, 1)) {
+			continue
+		}
+		h, err := results.IntervalHistogram(mi, isTrx)
+		if err != nil {
+			return nil
+		}
+		if out == nil {
+			out = h
+		} else if out.Merge(h) != nil {
+			return nil
 		}
 	}
-	h, err := client.Cumulative(sub, oltp.PhaseRun, "", "trx")
-	if err != nil {
-		return nil
-	}
-	return h
+	return out
 }
+
+func isTrx(op string) bool { return op == "trx" }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/writepath/writepath/client"
 	"github.com/writepath/writepath/mysqld"
-	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/results"
 )
 
 // managedServer is a managed MariaDB in a temporary directory, prepared
@@ -29,7 +29,7 @@ type managedServer struct {
 
 type managedRun struct {
 	out           string
-	detail        *writepathv1.GetRunResponse
+	detail        *results.Run
 	before, after map[string]int64
 }
 
@@ -70,7 +70,7 @@ func (m *managedServer) run(t *testing.T, ctx context.Context, settings []string
 		t.Fatal(err)
 	}
 	defer src.Close()
-	if r.detail, err = src.GetRun(ctx, id[1]); err != nil {
+	if r.detail, err = results.Read(ctx, src, id[1], results.MergedOnly); err != nil {
 		t.Fatal(err)
 	}
 	return r

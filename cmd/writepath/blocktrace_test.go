@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/writepath/writepath/client"
+	"github.com/writepath/writepath/results"
 	"github.com/writepath/writepath/runview"
 	"github.com/writepath/writepath/telemetry/blocktrace/series"
 )
@@ -54,7 +55,7 @@ END { clear(@s); }`, devNumber(t, dev))
 		t.Fatal(err)
 	}
 	defer src.Close()
-	detail, err := src.GetRun(ctx, m[1])
+	detail, err := results.Read(ctx, src, m[1], results.PerWorker)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/writepath/writepath/client"
+	"github.com/writepath/writepath/results"
 )
 
 // newRunsCompareCmd is `writepath runs compare A B`.
@@ -21,7 +22,7 @@ func newRunsCompareCmd() *cobra.Command {
 			defer src.Close()
 			var sums [2]*client.Summary
 			for i, id := range args {
-				detail, err := src.GetRun(cmd.Context(), id)
+				detail, err := results.Read(cmd.Context(), src, id, results.PerWorker)
 				if err != nil {
 					return err
 				}

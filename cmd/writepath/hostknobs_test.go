@@ -101,7 +101,7 @@ func campaignRunIDs(t *testing.T, db, dev string) []string {
 			t.Fatal(err)
 		}
 		got := map[string]string{}
-		for _, k := range client.HostKnobs(r.GetRun()) {
+		for _, k := range client.HostKnobs(r) {
 			got[k.Knob+"@"+k.Target] = k.Read
 		}
 		if read := got["scheduler@"+dev] + " " + got["nr_requests@"+dev]; read != wantRead[i] {

@@ -197,11 +197,11 @@ func (o *quickstartOptions) step(ctx context.Context, c *client.Client, st plann
 // ledger verdict), which the throughput table cannot show.
 func writeCrashSummaries(ctx context.Context, w io.Writer, src client.Source, rec *writepathv1.Campaign) error {
 	for _, cr := range rec.GetRuns() {
-		detail, err := src.GetRun(ctx, cr.GetRunId())
+		rec, err := src.GetRun(ctx, cr.GetRunId())
 		if err != nil {
 			return err
 		}
-		for _, ph := range detail.GetRun().GetPhases() {
+		for _, ph := range rec.GetPhases() {
 			for _, pw := range ph.GetWorkers() {
 				var res crash.Result
 				if json.Unmarshal(pw.GetSummary(), &res) != nil {

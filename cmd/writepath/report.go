@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/writepath/writepath/report"
+	"github.com/writepath/writepath/results"
 	"github.com/writepath/writepath/runview"
 )
 
@@ -49,7 +50,7 @@ func (o *reportOptions) run(cmd *cobra.Command, id string) error {
 		return err
 	}
 	defer src.Close()
-	detail, err := src.GetRun(cmd.Context(), id)
+	detail, err := results.Read(cmd.Context(), src, id, results.PerWorker)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/writepath/writepath/client"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/report"
+	"github.com/writepath/writepath/results"
 	"github.com/writepath/writepath/runview"
 )
 
@@ -33,7 +34,7 @@ func campaignReport(ctx context.Context, src client.CampaignSource, rec *writepa
 		if !cr.GetDone() || p.GetRound() != 1 || len(out.Runs) >= maxReportRuns {
 			continue
 		}
-		detail, err := src.GetRun(ctx, cr.GetRunId())
+		detail, err := results.Read(ctx, src, cr.GetRunId(), results.PerWorker)
 		if err != nil {
 			return out, err
 		}

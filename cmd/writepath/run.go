@@ -19,6 +19,7 @@ import (
 	"github.com/writepath/writepath/hostknob"
 	"github.com/writepath/writepath/internal/echo"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/results"
 	"github.com/writepath/writepath/workload"
 )
 
@@ -224,7 +225,7 @@ func (o *runOptions) follow(ctx context.Context, c *client.Client, spec *writepa
 func (o *runOptions) printSummary(ctx context.Context, c *client.Client, id string, w io.Writer) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	detail, err := c.GetRun(ctx, id)
+	detail, err := results.Read(ctx, c, id, results.PerWorker)
 	if err != nil {
 		return err
 	}
@@ -246,9 +247,9 @@ func (o *runOptions) printSummary(ctx context.Context, c *client.Client, id stri
 
 // measuredParts is what each worker reported at the end of the run's
 // last measured phase.
-func measuredParts(detail *writepathv1.GetRunResponse) []workload.Part {
+func measuredParts(detail *results.Run) []workload.Part {
 	var parts []workload.Part
-	for _, ph := range detail.GetRun().GetPhases() {
+	for _, ph := range detail.Record.GetPhases() {
 		if !ph.GetMeasured() {
 			continue
 		}

@@ -10,7 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/writepath/writepath/client"
-	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/results"
 )
 
 // sourceFlags choose where stored runs are read: through a coordinator, or
@@ -81,7 +81,7 @@ func newRunsShowCmd() *cobra.Command {
 				return err
 			}
 			defer src.Close()
-			detail, err := src.GetRun(cmd.Context(), args[0])
+			detail, err := results.Read(cmd.Context(), src, args[0], results.PerWorker)
 			if err != nil {
 				return err
 			}
@@ -102,8 +102,8 @@ func newRunsShowCmd() *cobra.Command {
 
 // writeShowJSON prints {"run": record, "intervals": [merged intervals
 // without their histogram bytes], "summary": summary}.
-func writeShowJSON(w io.Writer, detail *writepathv1.GetRunResponse, s *client.Summary) error {
-	run, err := protojson.Marshal(detail.GetRun())
+func writeShowJSON(w io.Writer, detail *results.Run, s *client.Summary) error {
+	run, err := protojson.Marshal(detail.Record)
 	if err != nil {
 		return fmt.Errorf("run as JSON: %w", err)
 	}
@@ -112,7 +112,7 @@ func writeShowJSON(w io.Writer, detail *writepathv1.GetRunResponse, s *client.Su
 		Intervals []json.RawMessage `json:"intervals"`
 		Summary   *client.Summary   `json:"summary"`
 	}{Run: run, Summary: s, Intervals: []json.RawMessage{}}
-	for _, mi := range detail.GetIntervals() {
+	for _, mi := range detail.Intervals {
 		mi = proto.CloneOf(mi)
 		mi.Ops = nil // the stats say it in text; `runs hgrm` gives the distribution
 		b, err := protojson.Marshal(mi)
@@ -143,7 +143,11 @@ func newRunsHgrmCmd() *cobra.Command {
 				return err
 			}
 			defer src.Close()
-			detail, err := src.GetRun(cmd.Context(), args[0])
+			d := results.MergedOnly
+			if o.worker != "" {
+				d = results.PerWorker
+			}
+			detail, err := results.Read(cmd.Context(), src, args[0], d)
 			if err != nil {
 				return err
 			}

@@ -53,10 +53,13 @@ func readAll(path string) error {
 		return err
 	}
 	for _, r := range runs {
-		if _, err := s.Intervals(r.GetId()); err != nil {
+		if err := s.Intervals(r.GetId(), func(int, *writepathv1.MergedInterval) error { return nil }); err != nil {
 			return err
 		}
-		if _, err := s.WorkerIntervals(r.GetId()); err != nil {
+		if err := s.WorkerIntervals(r.GetId(), -1, func(int, WorkerSnapshot) error { return nil }); err != nil {
+			return err
+		}
+		if err := s.WorkerTotals(r.GetId(), func(int, *writepathv1.WorkerTotal) error { return nil }); err != nil {
 			return err
 		}
 	}

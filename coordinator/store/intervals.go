@@ -68,57 +68,57 @@ func (s *Store) GetInterval(runID string, phase int, seq uint32) (*writepathv1.M
 	return m, nil
 }
 
-// Intervals returns a run's merged intervals in phase, then time, order.
-func (s *Store) Intervals(runID string) ([]*writepathv1.MergedInterval, error) {
-	var out []*writepathv1.MergedInterval
-	err := s.view(func(tx *bolt.Tx) error {
-		rb := tx.Bucket(bucketIntervals).Bucket([]byte(runID))
-		if rb == nil {
-			return nil
+// Intervals calls fn with each merged interval of a run and its phase
+// index, in phase, then time, order. It reads in batches (see scan), so
+// fn may take its time.
+func (s *Store) Intervals(runID string, fn func(phase int, mi *writepathv1.MergedInterval) error) error {
+	err := s.scan(runPath(runID), nil, func(k, v []byte) (func() error, error) {
+		if v == nil { // a nested bucket (workers, totals)
+			return nil, nil
 		}
-		c := rb.Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if v == nil { // the nested workers bucket
-				continue
-			}
-			m := &writepathv1.MergedInterval{}
-			if err := get(rb, k, m); err != nil {
-				return err
-			}
-			out = append(out, m)
+		phase, _, ok := parseIntervalKey(k)
+		if !ok || len(k) != 6 {
+			return nil, fmt.Errorf("bad interval key %x", k)
 		}
-		return nil
+		m := &writepathv1.MergedInterval{}
+		if err := unmarshal(k, v, m); err != nil {
+			return nil, err
+		}
+		return func() error { return fn(phase, m) }, nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("intervals of %s: %w", echo.Clip(runID), err)
+		return fmt.Errorf("intervals of %s: %w", echo.Clip(runID), err)
 	}
-	return out, nil
+	return nil
 }
 
-// WorkerIntervals returns every worker snapshot of a run in phase, time,
-// then worker order.
-func (s *Store) WorkerIntervals(runID string) ([]WorkerSnapshot, error) {
-	var out []WorkerSnapshot
-	err := s.view(func(tx *bolt.Tx) error {
-		rb := tx.Bucket(bucketIntervals).Bucket([]byte(runID))
-		if rb == nil || rb.Bucket(bucketRunWorkers) == nil {
-			return nil
+// WorkerIntervals calls fn with each worker snapshot of a run and its phase
+// index, in phase, time, then worker order; with phase >= 0, only that
+// phase's. It reads in batches (see scan).
+func (s *Store) WorkerIntervals(runID string, phase int, fn func(phase int, sn WorkerSnapshot) error) error {
+	var from []byte
+	if phase >= 0 {
+		from = intervalKey(phase, 0)
+	}
+	err := s.scan(append(runPath(runID), bucketRunWorkers), from, func(k, v []byte) (func() error, error) {
+		p, _, ok := parseIntervalKey(k)
+		if !ok || v == nil {
+			return nil, fmt.Errorf("bad worker interval key %x", k)
 		}
-		wb := rb.Bucket(bucketRunWorkers)
-		return wb.ForEach(func(k, _ []byte) error {
-			if _, _, ok := parseIntervalKey(k); !ok {
-				return fmt.Errorf("bad worker interval key %x", k)
-			}
-			iv := &writepathv1.Interval{}
-			if err := get(wb, k, iv); err != nil {
-				return err
-			}
-			out = append(out, WorkerSnapshot{Worker: string(k[6:]), Interval: iv})
-			return nil
-		})
+		if phase >= 0 && p != phase {
+			return nil, errStop
+		}
+		iv := &writepathv1.Interval{}
+		if err := unmarshal(k, v, iv); err != nil {
+			return nil, err
+		}
+		sn := WorkerSnapshot{Worker: string(k[6:]), Interval: iv}
+		return func() error { return fn(p, sn) }, nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("worker intervals of %s: %w", echo.Clip(runID), err)
+		return fmt.Errorf("worker intervals of %s: %w", echo.Clip(runID), err)
 	}
-	return out, nil
+	return nil
 }
+
+func runPath(runID string) [][]byte { return [][]byte{bucketIntervals, []byte(runID)} }

@@ -45,13 +45,9 @@ func TestPruneWorkerIntervals(t *testing.T) {
 		t.Fatalf("pruned %v; want %v", pruned, want)
 	}
 	for i, id := range ids {
-		w, err := s.WorkerIntervals(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := s.Intervals(id)
-		if err != nil || len(m) != 3 {
-			t.Errorf("run %d: %d merged intervals, %v; want all 3 kept", i, len(m), err)
+		w := snapshots(t, s, id, -1)
+		if m := intervals(t, s, id); len(m) != 3 {
+			t.Errorf("run %d: %d merged intervals; want all 3 kept", i, len(m))
 		}
 		r, err := s.GetRun(id)
 		if err != nil {

@@ -74,10 +74,7 @@ func TestIntervalsRoundTripAndOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ivs, err := s.Intervals("r")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ivs := intervals(t, s, "r")
 	var order []string
 	for _, m := range ivs {
 		order = append(order, fmt.Sprintf("%s/%d", m.Phase, m.Seq))
@@ -85,9 +82,9 @@ func TestIntervalsRoundTripAndOrder(t *testing.T) {
 	if fmt.Sprint(order) != "[0/0 0/2 0/256 1/0]" {
 		t.Errorf("Intervals order = %v; want [0/0 0/2 0/256 1/0]", order)
 	}
-	ws, err := s.WorkerIntervals("r")
-	if err != nil || len(ws) != 8 || ws[0].Worker != "a" || ws[1].Worker != "b" || ws[1].Interval.Counters["ops"] != 2 {
-		t.Errorf("WorkerIntervals = %v, %v; want 8 snapshots, a before b", ws, err)
+	ws := snapshots(t, s, "r", -1)
+	if len(ws) != 8 || ws[0].Worker != "a" || ws[1].Worker != "b" || ws[1].Interval.Counters["ops"] != 2 {
+		t.Errorf("WorkerIntervals = %v; want 8 snapshots, a before b", ws)
 	}
 	if m, err := s.GetInterval("r", 0, 256); err != nil || m.Seq != 256 {
 		t.Errorf("GetInterval(r, 0, 256) = %v, %v", m, err)
@@ -151,9 +148,9 @@ func TestReopenAfterKill(t *testing.T) {
 		t.Fatalf("ListRuns after kill = %d runs, %v; want >= 20", len(runs), err)
 	}
 	for _, r := range runs {
-		ivs, err := s.Intervals(r.Id)
-		if err != nil || len(ivs) != 1 || ivs[0].Counters["ops"] != 7 {
-			t.Errorf("run %s intervals = %v, %v; want its one interval", r.Id, ivs, err)
+		ivs := intervals(t, s, r.Id)
+		if len(ivs) != 1 || ivs[0].Counters["ops"] != 7 {
+			t.Errorf("run %s intervals = %v; want its one interval", r.Id, ivs)
 		}
 	}
 }

@@ -32,13 +32,16 @@ var rules = []rule{
 	{pkg: "powerloss", ours: []string{"powerloss"}},
 	{pkg: "worker/...", ours: []string{"worker/...", "proto/writepath/v1", "workload", "hist", "beneath", "telemetry/diskstats", "telemetry/blockdev", "hostknob"},
 		never: []string{"database/sql", "go.etcd.io/bbolt"}},
-	{pkg: "coordinator", ours: []string{"coordinator", "proto/writepath/v1", "hist", "coordinator/store", "labels", "internal/echo"},
+	{pkg: "coordinator", ours: []string{"coordinator", "proto/writepath/v1", "hist", "coordinator/store", "results", "telemetry/diskstats", "labels", "internal/echo"},
 		never: []string{"database/sql", mod + "workload/...", mod + "mysqld"}},
+	// results: reading a run back, from a store or a ReadRun stream.
+	{pkg: "results", ours: []string{"results", "proto/writepath/v1", "hist", "coordinator/store", "telemetry/diskstats", "internal/echo"},
+		never: []string{"database/sql", mod + "coordinator", mod + "client", mod + "workload/...", mod + "mysqld"}},
 	{pkg: "coordinator/store", ours: []string{"coordinator/store", "proto/writepath/v1", "internal/echo"}},
 	{pkg: "mysqld", ours: []string{"mysqld"}},
-	{pkg: "client", ours: []string{"client", "proto/writepath/v1", "hist", "coordinator", "coordinator/store", "telemetry/diskstats", "telemetry/blocktrace/series", "campaign", "labels", "internal/echo"},
-		never: []string{"database/sql", mod + "workload/...", mod + "mysqld"}},
-	{pkg: "local", ours: []string{"local", "coordinator", "coordinator/store", "worker/...", "proto/writepath/v1", "hist", "workload", "beneath", "telemetry/diskstats", "telemetry/blockdev", "hostknob",
+	{pkg: "client", ours: []string{"client", "proto/writepath/v1", "hist", "results", "coordinator/store", "telemetry/diskstats", "telemetry/blocktrace/series", "campaign", "labels", "internal/echo"},
+		never: []string{"database/sql", mod + "coordinator", mod + "workload/...", mod + "mysqld"}},
+	{pkg: "local", ours: []string{"local", "coordinator", "coordinator/store", "results", "worker/...", "proto/writepath/v1", "hist", "workload", "beneath", "telemetry/diskstats", "telemetry/blockdev", "hostknob",
 		"transport", "auth", "labels", "internal/echo"},
 		never: []string{"database/sql", mod + "workload/fio", mod + "workload/oltp", mod + "workload/crash"}},
 	// sysbench is the sysbench command over the oltp kind: it runs it in
@@ -47,8 +50,8 @@ var rules = []rule{
 	{pkg: "sysbench", never: []string{mod + "worker/...", mod + "local", mod + "workload/fio/...", mod + "workload/crash/..."}},
 	{pkg: "campaign", ours: []string{"campaign", "hist", "internal/echo"}},
 	{pkg: "report", ours: []string{"report", "campaign", "hist", "internal/echo"}},
-	{pkg: "runview", ours: []string{"runview", "client", "report", "campaign", "hist", "proto/writepath/v1", "coordinator", "coordinator/store", "telemetry/diskstats", "telemetry/blocktrace/series", "labels", "internal/echo"},
-		never: []string{"database/sql", mod + "workload/...", mod + "mysqld"}},
+	{pkg: "runview", ours: []string{"runview", "client", "report", "campaign", "hist", "proto/writepath/v1", "results", "coordinator/store", "telemetry/diskstats", "telemetry/blocktrace/series", "labels", "internal/echo"},
+		never: []string{"database/sql", mod + "coordinator", mod + "workload/...", mod + "mysqld"}},
 	{pkg: "auth", ours: []string{"auth"}},
 	// transport: the fabric's one gRPC configuration; it knows credentials
 	// (auth) and the fabric's service names, nothing of runs.
@@ -64,7 +67,7 @@ var rules = []rule{
 	// directory) and speaks the RunSpec's DiskSpec.
 	{pkg: "diskprofile", ours: []string{"diskprofile", "hostknob", "telemetry/diskstats", "telemetry/blockdev", "proto/writepath/v1"},
 		never: []string{"database/sql", mod + "worker/...", mod + "coordinator/..."}},
-	{pkg: "metrics", ours: []string{"metrics", "coordinator", "coordinator/store", "proto/writepath/v1", "hist", "labels", "internal/echo"},
+	{pkg: "metrics", ours: []string{"metrics", "coordinator", "coordinator/store", "results", "telemetry/diskstats", "proto/writepath/v1", "hist", "labels", "internal/echo"},
 		never: []string{"database/sql", mod + "workload/...", mod + "mysqld"}},
 	{pkg: "advise", ours: []string{"advise", "telemetry/..."}},
 	// blocktrace builds hist histograms from its in-kernel buckets; its

@@ -17,6 +17,7 @@ import (
 	"github.com/writepath/writepath/coordinator/store"
 	"github.com/writepath/writepath/internal/fabrictest"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/results"
 	"github.com/writepath/writepath/workload"
 )
 
@@ -151,7 +152,7 @@ func TestCampaignWindowMedianOnStoredIntervals(t *testing.T) {
 	}
 	var tps []float64
 	for _, cr := range final.GetRuns() {
-		r, err := c.Intervals(ctx, cr.GetRunId())
+		r, err := results.Read(ctx, c, cr.GetRunId(), results.MergedOnly)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/writepath/writepath/internal/fabrictest"
 	"github.com/writepath/writepath/internal/fabrictest/testkind"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/results"
 	"github.com/writepath/writepath/workload"
 	_ "github.com/writepath/writepath/workload/fio"
 )
@@ -48,7 +49,7 @@ func TestLocalFioThreeWorkers(t *testing.T) {
 	if n := strings.Count(lines.String(), "ops/s"); n < 4 {
 		t.Errorf("%d interval lines; want >= 4 for 1 s at 200 ms:\n%s", n, lines.String())
 	}
-	detail, err := client.New(f.Control()).GetRun(ctx, run.GetId())
+	detail, err := results.Read(ctx, client.New(f.Control()), run.GetId(), results.PerWorker)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestLocalFioThreeWorkers(t *testing.T) {
 	if ph.Merged.Ops[0].Count != sum || len(ph.Workers) != 3 {
 		t.Errorf("merged count %d over %d workers; want the workers' sum %d over 3", ph.Merged.Ops[0].Count, len(ph.Workers), sum)
 	}
-	for _, pw := range detail.GetRun().GetPhases()[len(s.Phases)-1].GetWorkers() {
+	for _, pw := range detail.Record.GetPhases()[len(s.Phases)-1].GetWorkers() {
 		if !json.Valid(pw.GetSummary()) {
 			t.Errorf("worker %s: summary is not fio JSON: %.80q", pw.GetWorker(), pw.GetSummary())
 		}

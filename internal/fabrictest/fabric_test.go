@@ -2,6 +2,8 @@ package fabrictest_test
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +19,7 @@ import (
 )
 
 // submitAndWait submits spec and waits (bounded) for the run to end.
-func submitAndWait(t *testing.T, f *local.Fabric, spec *writepathv1.RunSpec) *writepathv1.GetRunResponse {
+func submitAndWait(t *testing.T, f *local.Fabric, spec *writepathv1.RunSpec) *fabrictest.Stored {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -28,12 +30,12 @@ func submitAndWait(t *testing.T, f *local.Fabric, spec *writepathv1.RunSpec) *wr
 	return waitRun(ctx, t, f, sub.GetRun().GetId())
 }
 
-func waitRun(ctx context.Context, t *testing.T, f *local.Fabric, id string) *writepathv1.GetRunResponse {
+func waitRun(ctx context.Context, t *testing.T, f *local.Fabric, id string) *fabrictest.Stored {
 	t.Helper()
 	if _, err := f.Coordinator().Wait(ctx, id); err != nil {
 		t.Fatalf("Wait(%s): %v", id, err)
 	}
-	got, err := f.Control().GetRun(ctx, &writepathv1.GetRunRequest{RunId: id, Intervals: true, WorkerIntervals: true})
+	got, err := fabrictest.ReadStored(ctx, f.Control(), id, true)
 	if err != nil {
 		t.Fatalf("GetRun(%s): %v", id, err)
 	}
@@ -129,7 +131,7 @@ func TestThreeWorkerRunMergesExactly(t *testing.T) {
 
 // checkWorkerSnapshots: each worker's own stored snapshots hold exactly its
 // shard's samples.
-func checkWorkerSnapshots(t *testing.T, got *writepathv1.GetRunResponse, spec testkind.Spec) {
+func checkWorkerSnapshots(t *testing.T, got *fabrictest.Stored, spec testkind.Spec) {
 	t.Helper()
 	per := map[string]*hist.Histogram{}
 	for _, wi := range got.GetWorkerIntervals() {
@@ -147,6 +149,63 @@ func checkWorkerSnapshots(t *testing.T, got *writepathv1.GetRunResponse, spec te
 	for _, pw := range got.GetRun().GetPhases()[1].GetWorkers() {
 		want := union(spec.Seed, []int{int(pw.GetShardIndex())}, spec.Ops)
 		sameDistribution(t, "worker "+pw.GetWorker(), per[pw.GetWorker()], want)
+	}
+	checkTotals(t, got, 3)
+}
+
+// checkTotals: the coordinator stored, per worker, a phase total that is
+// exactly its stored snapshots summed: histograms bucket for bucket,
+// counters, seconds (added in the same order), interval count.
+func checkTotals(t *testing.T, got *fabrictest.Stored, workers int) {
+	t.Helper()
+	type sum struct {
+		ops      map[string]*hist.Histogram
+		counters map[string]int64
+		seconds  float64
+		n        uint32
+	}
+	sums := map[[2]string]*sum{}
+	for _, wi := range got.GetWorkerIntervals() {
+		iv := wi.GetInterval()
+		k := [2]string{iv.GetPhase(), wi.GetWorker()}
+		if sums[k] == nil {
+			sums[k] = &sum{ops: map[string]*hist.Histogram{}, counters: map[string]int64{}}
+		}
+		s := sums[k]
+		for _, o := range iv.GetOps() {
+			h, err := hist.Decode(o.GetHdr())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.ops[o.GetOp()] == nil {
+				s.ops[o.GetOp()] = hist.New()
+			}
+			s.ops[o.GetOp()].Merge(h)
+		}
+		for c, v := range iv.GetCounters() {
+			s.counters[c] += v
+		}
+		s.seconds += iv.GetEnd().AsTime().Sub(iv.GetStart().AsTime()).Seconds()
+		s.n++
+	}
+	if len(got.WorkerTotals) != workers || len(sums) != workers {
+		t.Fatalf("%d worker totals, %d workers with snapshots; want %d", len(got.WorkerTotals), len(sums), workers)
+	}
+	for _, tot := range got.WorkerTotals {
+		s := sums[[2]string{tot.GetPhase(), tot.GetWorker()}]
+		if s == nil || tot.GetIntervals() != s.n || tot.GetSeconds() != s.seconds || !maps.Equal(tot.GetCounters(), s.counters) || len(tot.GetOps()) != len(s.ops) {
+			t.Errorf("total of %s/%s = %d intervals, %v s, %v; want the snapshots' %+v", tot.GetPhase(), tot.GetWorker(), tot.GetIntervals(), tot.GetSeconds(), tot.GetCounters(), s)
+			continue
+		}
+		for _, o := range tot.GetOps() {
+			h, err := hist.Decode(o.GetHdr())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(h.Buckets(), s.ops[o.GetOp()].Buckets()) {
+				t.Errorf("total of %s/%s op %s differs from its snapshots' merge", tot.GetPhase(), tot.GetWorker(), o.GetOp())
+			}
+		}
 	}
 }
 
@@ -219,22 +278,23 @@ func TestPartialWhenWorkerLost(t *testing.T) {
 	if sum := perWorker["worker-1"] + perWorker["worker-2"] + perWorker["worker-3"]; merged.Count() != sum {
 		t.Errorf("merged count = %d; want the %d the workers' stored snapshots hold", merged.Count(), sum)
 	}
+	checkTotals(t, got, 3)
 }
 
 // waitIntervals waits until the run has stored n merged intervals.
 func waitIntervals(ctx context.Context, t *testing.T, f *local.Fabric, id string, n int) {
 	t.Helper()
 	for {
-		ivs, err := f.Store().Intervals(id)
-		if err != nil {
+		have := 0
+		if err := f.Store().Intervals(id, func(int, *writepathv1.MergedInterval) error { have++; return nil }); err != nil {
 			t.Fatal(err)
 		}
-		if len(ivs) >= n {
+		if have >= n {
 			return
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("run %s: %d intervals, want %d: %v", id, len(ivs), n, ctx.Err())
+			t.Fatalf("run %s: %d intervals, want %d: %v", id, have, n, ctx.Err())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}

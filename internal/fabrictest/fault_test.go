@@ -134,7 +134,7 @@ func TestCoordinatorKilledRunInterrupted(t *testing.T) {
 	}
 	id := sub.GetRun().GetId()
 	eventually(t, "intervals stored", func() error {
-		got, err := ctl.GetRun(ctx, &writepathv1.GetRunRequest{RunId: id, Intervals: true})
+		got, err := fabrictest.ReadStored(ctx, ctl, id, false)
 		if err == nil && len(got.GetIntervals()) < 3 {
 			err = errors.New("fewer than 3 intervals")
 		}
@@ -172,9 +172,9 @@ func TestCoordinatorKilledRunInterrupted(t *testing.T) {
 
 	// The control connection may still hold the dead process's transport:
 	// retry until it has reconnected.
-	var got *writepathv1.GetRunResponse
+	var got *fabrictest.Stored
 	eventually(t, "read the run from the new coordinator", func() error {
-		got, err = ctl.GetRun(ctx, &writepathv1.GetRunRequest{RunId: id, Intervals: true, WorkerIntervals: true})
+		got, err = fabrictest.ReadStored(ctx, ctl, id, true)
 		return err
 	})
 	if got.GetRun().GetState() != writepathv1.RunState_RUN_STATE_INTERRUPTED || !strings.Contains(got.GetRun().GetReason(), "restarted") {

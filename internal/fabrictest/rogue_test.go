@@ -176,7 +176,7 @@ func TestMisbehavingWorkerEvicted(t *testing.T) {
 // every one of the honest workers (300 each) and nothing refused.
 func checkHonestMerged(t *testing.T, ctl writepathv1.ControlServiceClient, id string, want int64) {
 	t.Helper()
-	res, err := ctl.GetRun(context.Background(), &writepathv1.GetRunRequest{RunId: id, Intervals: true})
+	res, err := fabrictest.ReadStored(context.Background(), ctl, id, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,62 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// WorkerDetail is how much of each worker a ReadRun sends.
+type WorkerDetail int32
+
+const (
+	// WORKER_DETAIL_UNSPECIFIED: nothing per worker.
+	WorkerDetail_WORKER_DETAIL_UNSPECIFIED WorkerDetail = 0
+	// WORKER_DETAIL_TOTALS: each worker's whole-phase totals as stored when
+	// the phase ended; for a phase without them (a run the coordinator did
+	// not see end, a store written before totals existed) that phase's
+	// snapshots, from which a reader computes the same totals.
+	WorkerDetail_WORKER_DETAIL_TOTALS WorkerDetail = 1
+	// WORKER_DETAIL_INTERVALS: every stored per-worker snapshot.
+	WorkerDetail_WORKER_DETAIL_INTERVALS WorkerDetail = 2
+)
+
+// Enum value maps for WorkerDetail.
+var (
+	WorkerDetail_name = map[int32]string{
+		0: "WORKER_DETAIL_UNSPECIFIED",
+		1: "WORKER_DETAIL_TOTALS",
+		2: "WORKER_DETAIL_INTERVALS",
+	}
+	WorkerDetail_value = map[string]int32{
+		"WORKER_DETAIL_UNSPECIFIED": 0,
+		"WORKER_DETAIL_TOTALS":      1,
+		"WORKER_DETAIL_INTERVALS":   2,
+	}
+)
+
+func (x WorkerDetail) Enum() *WorkerDetail {
+	p := new(WorkerDetail)
+	*p = x
+	return p
+}
+
+func (x WorkerDetail) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (WorkerDetail) Descriptor() protoreflect.EnumDescriptor {
+	return file_writepath_v1_control_proto_enumTypes[0].Descriptor()
+}
+
+func (WorkerDetail) Type() protoreflect.EnumType {
+	return &file_writepath_v1_control_proto_enumTypes[0]
+}
+
+func (x WorkerDetail) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use WorkerDetail.Descriptor instead.
+func (WorkerDetail) EnumDescriptor() ([]byte, []int) {
+	return file_writepath_v1_control_proto_rawDescGZIP(), []int{0}
+}
+
 type SubmitRunRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Spec          *RunSpec               `protobuf:"bytes,1,opt,name=spec,proto3" json:"spec,omitempty"`
@@ -424,14 +480,10 @@ func (x *ListRunsResponse) GetRuns() []*Run {
 }
 
 type GetRunRequest struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	RunId string                 `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
-	// intervals asks for the merged intervals too.
-	Intervals bool `protobuf:"varint,2,opt,name=intervals,proto3" json:"intervals,omitempty"`
-	// worker_intervals asks for each worker's own snapshots too.
-	WorkerIntervals bool `protobuf:"varint,3,opt,name=worker_intervals,json=workerIntervals,proto3" json:"worker_intervals,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RunId         string                 `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetRunRequest) Reset() {
@@ -471,27 +523,11 @@ func (x *GetRunRequest) GetRunId() string {
 	return ""
 }
 
-func (x *GetRunRequest) GetIntervals() bool {
-	if x != nil {
-		return x.Intervals
-	}
-	return false
-}
-
-func (x *GetRunRequest) GetWorkerIntervals() bool {
-	if x != nil {
-		return x.WorkerIntervals
-	}
-	return false
-}
-
 type GetRunResponse struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	Run             *Run                   `protobuf:"bytes,1,opt,name=run,proto3" json:"run,omitempty"`
-	Intervals       []*MergedInterval      `protobuf:"bytes,2,rep,name=intervals,proto3" json:"intervals,omitempty"`
-	WorkerIntervals []*WorkerInterval      `protobuf:"bytes,3,rep,name=worker_intervals,json=workerIntervals,proto3" json:"worker_intervals,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Run           *Run                   `protobuf:"bytes,1,opt,name=run,proto3" json:"run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetRunResponse) Reset() {
@@ -531,16 +567,260 @@ func (x *GetRunResponse) GetRun() *Run {
 	return nil
 }
 
-func (x *GetRunResponse) GetIntervals() []*MergedInterval {
+type ReadRunRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	RunId string                 `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	// intervals asks for the merged intervals.
+	Intervals     bool         `protobuf:"varint,2,opt,name=intervals,proto3" json:"intervals,omitempty"`
+	Workers       WorkerDetail `protobuf:"varint,3,opt,name=workers,proto3,enum=writepath.v1.WorkerDetail" json:"workers,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadRunRequest) Reset() {
+	*x = ReadRunRequest{}
+	mi := &file_writepath_v1_control_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadRunRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadRunRequest) ProtoMessage() {}
+
+func (x *ReadRunRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_writepath_v1_control_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadRunRequest.ProtoReflect.Descriptor instead.
+func (*ReadRunRequest) Descriptor() ([]byte, []int) {
+	return file_writepath_v1_control_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ReadRunRequest) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+func (x *ReadRunRequest) GetIntervals() bool {
 	if x != nil {
 		return x.Intervals
+	}
+	return false
+}
+
+func (x *ReadRunRequest) GetWorkers() WorkerDetail {
+	if x != nil {
+		return x.Workers
+	}
+	return WorkerDetail_WORKER_DETAIL_UNSPECIFIED
+}
+
+// ReadRunResponse is one item of a stored run. The record comes first.
+type ReadRunResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Item:
+	//
+	//	*ReadRunResponse_Run
+	//	*ReadRunResponse_Interval
+	//	*ReadRunResponse_Telemetry
+	//	*ReadRunResponse_WorkerInterval
+	//	*ReadRunResponse_WorkerTotal
+	Item          isReadRunResponse_Item `protobuf_oneof:"item"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadRunResponse) Reset() {
+	*x = ReadRunResponse{}
+	mi := &file_writepath_v1_control_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadRunResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadRunResponse) ProtoMessage() {}
+
+func (x *ReadRunResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_writepath_v1_control_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadRunResponse.ProtoReflect.Descriptor instead.
+func (*ReadRunResponse) Descriptor() ([]byte, []int) {
+	return file_writepath_v1_control_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ReadRunResponse) GetItem() isReadRunResponse_Item {
+	if x != nil {
+		return x.Item
 	}
 	return nil
 }
 
-func (x *GetRunResponse) GetWorkerIntervals() []*WorkerInterval {
+func (x *ReadRunResponse) GetRun() *Run {
 	if x != nil {
-		return x.WorkerIntervals
+		if x, ok := x.Item.(*ReadRunResponse_Run); ok {
+			return x.Run
+		}
+	}
+	return nil
+}
+
+func (x *ReadRunResponse) GetInterval() *MergedInterval {
+	if x != nil {
+		if x, ok := x.Item.(*ReadRunResponse_Interval); ok {
+			return x.Interval
+		}
+	}
+	return nil
+}
+
+func (x *ReadRunResponse) GetTelemetry() *IntervalTelemetry {
+	if x != nil {
+		if x, ok := x.Item.(*ReadRunResponse_Telemetry); ok {
+			return x.Telemetry
+		}
+	}
+	return nil
+}
+
+func (x *ReadRunResponse) GetWorkerInterval() *WorkerInterval {
+	if x != nil {
+		if x, ok := x.Item.(*ReadRunResponse_WorkerInterval); ok {
+			return x.WorkerInterval
+		}
+	}
+	return nil
+}
+
+func (x *ReadRunResponse) GetWorkerTotal() *WorkerTotal {
+	if x != nil {
+		if x, ok := x.Item.(*ReadRunResponse_WorkerTotal); ok {
+			return x.WorkerTotal
+		}
+	}
+	return nil
+}
+
+type isReadRunResponse_Item interface {
+	isReadRunResponse_Item()
+}
+
+type ReadRunResponse_Run struct {
+	Run *Run `protobuf:"bytes,1,opt,name=run,proto3,oneof"`
+}
+
+type ReadRunResponse_Interval struct {
+	// interval is a merged interval; its per-worker telemetry follows in
+	// telemetry items when there is any.
+	Interval *MergedInterval `protobuf:"bytes,2,opt,name=interval,proto3,oneof"`
+}
+
+type ReadRunResponse_Telemetry struct {
+	Telemetry *IntervalTelemetry `protobuf:"bytes,3,opt,name=telemetry,proto3,oneof"`
+}
+
+type ReadRunResponse_WorkerInterval struct {
+	WorkerInterval *WorkerInterval `protobuf:"bytes,4,opt,name=worker_interval,json=workerInterval,proto3,oneof"`
+}
+
+type ReadRunResponse_WorkerTotal struct {
+	WorkerTotal *WorkerTotal `protobuf:"bytes,5,opt,name=worker_total,json=workerTotal,proto3,oneof"`
+}
+
+func (*ReadRunResponse_Run) isReadRunResponse_Item() {}
+
+func (*ReadRunResponse_Interval) isReadRunResponse_Item() {}
+
+func (*ReadRunResponse_Telemetry) isReadRunResponse_Item() {}
+
+func (*ReadRunResponse_WorkerInterval) isReadRunResponse_Item() {}
+
+func (*ReadRunResponse_WorkerTotal) isReadRunResponse_Item() {}
+
+// IntervalTelemetry is more of the per-worker telemetry of the merged
+// interval sent just before it (phase and seq name it), in worker order.
+// A merged interval's telemetry grows with the fleet, so it travels in
+// chunks of bounded size.
+type IntervalTelemetry struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Phase         string                 `protobuf:"bytes,1,opt,name=phase,proto3" json:"phase,omitempty"`
+	Seq           uint32                 `protobuf:"varint,2,opt,name=seq,proto3" json:"seq,omitempty"`
+	Telemetry     []*WorkerTelemetry     `protobuf:"bytes,3,rep,name=telemetry,proto3" json:"telemetry,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IntervalTelemetry) Reset() {
+	*x = IntervalTelemetry{}
+	mi := &file_writepath_v1_control_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IntervalTelemetry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IntervalTelemetry) ProtoMessage() {}
+
+func (x *IntervalTelemetry) ProtoReflect() protoreflect.Message {
+	mi := &file_writepath_v1_control_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IntervalTelemetry.ProtoReflect.Descriptor instead.
+func (*IntervalTelemetry) Descriptor() ([]byte, []int) {
+	return file_writepath_v1_control_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *IntervalTelemetry) GetPhase() string {
+	if x != nil {
+		return x.Phase
+	}
+	return ""
+}
+
+func (x *IntervalTelemetry) GetSeq() uint32 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *IntervalTelemetry) GetTelemetry() []*WorkerTelemetry {
+	if x != nil {
+		return x.Telemetry
 	}
 	return nil
 }
@@ -556,7 +836,7 @@ type WorkerInterval struct {
 
 func (x *WorkerInterval) Reset() {
 	*x = WorkerInterval{}
-	mi := &file_writepath_v1_control_proto_msgTypes[10]
+	mi := &file_writepath_v1_control_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -568,7 +848,7 @@ func (x *WorkerInterval) String() string {
 func (*WorkerInterval) ProtoMessage() {}
 
 func (x *WorkerInterval) ProtoReflect() protoreflect.Message {
-	mi := &file_writepath_v1_control_proto_msgTypes[10]
+	mi := &file_writepath_v1_control_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -581,7 +861,7 @@ func (x *WorkerInterval) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerInterval.ProtoReflect.Descriptor instead.
 func (*WorkerInterval) Descriptor() ([]byte, []int) {
-	return file_writepath_v1_control_proto_rawDescGZIP(), []int{10}
+	return file_writepath_v1_control_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *WorkerInterval) GetWorker() string {
@@ -606,7 +886,7 @@ type ListWorkersRequest struct {
 
 func (x *ListWorkersRequest) Reset() {
 	*x = ListWorkersRequest{}
-	mi := &file_writepath_v1_control_proto_msgTypes[11]
+	mi := &file_writepath_v1_control_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -618,7 +898,7 @@ func (x *ListWorkersRequest) String() string {
 func (*ListWorkersRequest) ProtoMessage() {}
 
 func (x *ListWorkersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_writepath_v1_control_proto_msgTypes[11]
+	mi := &file_writepath_v1_control_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -631,7 +911,7 @@ func (x *ListWorkersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWorkersRequest.ProtoReflect.Descriptor instead.
 func (*ListWorkersRequest) Descriptor() ([]byte, []int) {
-	return file_writepath_v1_control_proto_rawDescGZIP(), []int{11}
+	return file_writepath_v1_control_proto_rawDescGZIP(), []int{14}
 }
 
 type ListWorkersResponse struct {
@@ -643,7 +923,7 @@ type ListWorkersResponse struct {
 
 func (x *ListWorkersResponse) Reset() {
 	*x = ListWorkersResponse{}
-	mi := &file_writepath_v1_control_proto_msgTypes[12]
+	mi := &file_writepath_v1_control_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -655,7 +935,7 @@ func (x *ListWorkersResponse) String() string {
 func (*ListWorkersResponse) ProtoMessage() {}
 
 func (x *ListWorkersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_writepath_v1_control_proto_msgTypes[12]
+	mi := &file_writepath_v1_control_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -668,7 +948,7 @@ func (x *ListWorkersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWorkersResponse.ProtoReflect.Descriptor instead.
 func (*ListWorkersResponse) Descriptor() ([]byte, []int) {
-	return file_writepath_v1_control_proto_rawDescGZIP(), []int{12}
+	return file_writepath_v1_control_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListWorkersResponse) GetWorkers() []*WorkerInfo {
@@ -701,27 +981,43 @@ const file_writepath_v1_control_proto_rawDesc = "" +
 	"\x0fListRunsRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\rR\x05limit\"9\n" +
 	"\x10ListRunsResponse\x12%\n" +
-	"\x04runs\x18\x01 \x03(\v2\x11.writepath.v1.RunR\x04runs\"o\n" +
+	"\x04runs\x18\x01 \x03(\v2\x11.writepath.v1.RunR\x04runs\"O\n" +
 	"\rGetRunRequest\x12\x15\n" +
-	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x1c\n" +
-	"\tintervals\x18\x02 \x01(\bR\tintervals\x12)\n" +
-	"\x10worker_intervals\x18\x03 \x01(\bR\x0fworkerIntervals\"\xba\x01\n" +
+	"\x06run_id\x18\x01 \x01(\tR\x05runIdJ\x04\b\x02\x10\x03J\x04\b\x03\x10\x04R\tintervalsR\x10worker_intervals\"^\n" +
 	"\x0eGetRunResponse\x12#\n" +
-	"\x03run\x18\x01 \x01(\v2\x11.writepath.v1.RunR\x03run\x12:\n" +
-	"\tintervals\x18\x02 \x03(\v2\x1c.writepath.v1.MergedIntervalR\tintervals\x12G\n" +
-	"\x10worker_intervals\x18\x03 \x03(\v2\x1c.writepath.v1.WorkerIntervalR\x0fworkerIntervals\"\\\n" +
+	"\x03run\x18\x01 \x01(\v2\x11.writepath.v1.RunR\x03runJ\x04\b\x02\x10\x03J\x04\b\x03\x10\x04R\tintervalsR\x10worker_intervals\"{\n" +
+	"\x0eReadRunRequest\x12\x15\n" +
+	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x1c\n" +
+	"\tintervals\x18\x02 \x01(\bR\tintervals\x124\n" +
+	"\aworkers\x18\x03 \x01(\x0e2\x1a.writepath.v1.WorkerDetailR\aworkers\"\xc6\x02\n" +
+	"\x0fReadRunResponse\x12%\n" +
+	"\x03run\x18\x01 \x01(\v2\x11.writepath.v1.RunH\x00R\x03run\x12:\n" +
+	"\binterval\x18\x02 \x01(\v2\x1c.writepath.v1.MergedIntervalH\x00R\binterval\x12?\n" +
+	"\ttelemetry\x18\x03 \x01(\v2\x1f.writepath.v1.IntervalTelemetryH\x00R\ttelemetry\x12G\n" +
+	"\x0fworker_interval\x18\x04 \x01(\v2\x1c.writepath.v1.WorkerIntervalH\x00R\x0eworkerInterval\x12>\n" +
+	"\fworker_total\x18\x05 \x01(\v2\x19.writepath.v1.WorkerTotalH\x00R\vworkerTotalB\x06\n" +
+	"\x04item\"x\n" +
+	"\x11IntervalTelemetry\x12\x14\n" +
+	"\x05phase\x18\x01 \x01(\tR\x05phase\x12\x10\n" +
+	"\x03seq\x18\x02 \x01(\rR\x03seq\x12;\n" +
+	"\ttelemetry\x18\x03 \x03(\v2\x1d.writepath.v1.WorkerTelemetryR\ttelemetry\"\\\n" +
 	"\x0eWorkerInterval\x12\x16\n" +
 	"\x06worker\x18\x01 \x01(\tR\x06worker\x122\n" +
 	"\binterval\x18\x02 \x01(\v2\x16.writepath.v1.IntervalR\binterval\"\x14\n" +
 	"\x12ListWorkersRequest\"I\n" +
 	"\x13ListWorkersResponse\x122\n" +
-	"\aworkers\x18\x01 \x03(\v2\x18.writepath.v1.WorkerInfoR\aworkers2\xfe\a\n" +
+	"\aworkers\x18\x01 \x03(\v2\x18.writepath.v1.WorkerInfoR\aworkers*d\n" +
+	"\fWorkerDetail\x12\x1d\n" +
+	"\x19WORKER_DETAIL_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14WORKER_DETAIL_TOTALS\x10\x01\x12\x1b\n" +
+	"\x17WORKER_DETAIL_INTERVALS\x10\x022\xc8\b\n" +
 	"\x0eControlService\x12L\n" +
 	"\tSubmitRun\x12\x1e.writepath.v1.SubmitRunRequest\x1a\x1f.writepath.v1.SubmitRunResponse\x12K\n" +
 	"\bWatchRun\x12\x1d.writepath.v1.WatchRunRequest\x1a\x1e.writepath.v1.WatchRunResponse0\x01\x12L\n" +
 	"\tCancelRun\x12\x1e.writepath.v1.CancelRunRequest\x1a\x1f.writepath.v1.CancelRunResponse\x12I\n" +
 	"\bListRuns\x12\x1d.writepath.v1.ListRunsRequest\x1a\x1e.writepath.v1.ListRunsResponse\x12C\n" +
-	"\x06GetRun\x12\x1b.writepath.v1.GetRunRequest\x1a\x1c.writepath.v1.GetRunResponse\x12R\n" +
+	"\x06GetRun\x12\x1b.writepath.v1.GetRunRequest\x1a\x1c.writepath.v1.GetRunResponse\x12H\n" +
+	"\aReadRun\x12\x1c.writepath.v1.ReadRunRequest\x1a\x1d.writepath.v1.ReadRunResponse0\x01\x12R\n" +
 	"\vListWorkers\x12 .writepath.v1.ListWorkersRequest\x1a!.writepath.v1.ListWorkersResponse\x12[\n" +
 	"\x0eSubmitCampaign\x12#.writepath.v1.SubmitCampaignRequest\x1a$.writepath.v1.SubmitCampaignResponse\x12[\n" +
 	"\x0eResumeCampaign\x12#.writepath.v1.ResumeCampaignRequest\x1a$.writepath.v1.ResumeCampaignResponse\x12Z\n" +
@@ -742,80 +1038,94 @@ func file_writepath_v1_control_proto_rawDescGZIP() []byte {
 	return file_writepath_v1_control_proto_rawDescData
 }
 
-var file_writepath_v1_control_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_writepath_v1_control_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_writepath_v1_control_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_writepath_v1_control_proto_goTypes = []any{
-	(*SubmitRunRequest)(nil),       // 0: writepath.v1.SubmitRunRequest
-	(*SubmitRunResponse)(nil),      // 1: writepath.v1.SubmitRunResponse
-	(*WatchRunRequest)(nil),        // 2: writepath.v1.WatchRunRequest
-	(*WatchRunResponse)(nil),       // 3: writepath.v1.WatchRunResponse
-	(*CancelRunRequest)(nil),       // 4: writepath.v1.CancelRunRequest
-	(*CancelRunResponse)(nil),      // 5: writepath.v1.CancelRunResponse
-	(*ListRunsRequest)(nil),        // 6: writepath.v1.ListRunsRequest
-	(*ListRunsResponse)(nil),       // 7: writepath.v1.ListRunsResponse
-	(*GetRunRequest)(nil),          // 8: writepath.v1.GetRunRequest
-	(*GetRunResponse)(nil),         // 9: writepath.v1.GetRunResponse
-	(*WorkerInterval)(nil),         // 10: writepath.v1.WorkerInterval
-	(*ListWorkersRequest)(nil),     // 11: writepath.v1.ListWorkersRequest
-	(*ListWorkersResponse)(nil),    // 12: writepath.v1.ListWorkersResponse
-	(*RunSpec)(nil),                // 13: writepath.v1.RunSpec
-	(*Run)(nil),                    // 14: writepath.v1.Run
-	(*MergedInterval)(nil),         // 15: writepath.v1.MergedInterval
-	(*Interval)(nil),               // 16: writepath.v1.Interval
-	(*WorkerInfo)(nil),             // 17: writepath.v1.WorkerInfo
-	(*SubmitCampaignRequest)(nil),  // 18: writepath.v1.SubmitCampaignRequest
-	(*ResumeCampaignRequest)(nil),  // 19: writepath.v1.ResumeCampaignRequest
-	(*WatchCampaignRequest)(nil),   // 20: writepath.v1.WatchCampaignRequest
-	(*CancelCampaignRequest)(nil),  // 21: writepath.v1.CancelCampaignRequest
-	(*ListCampaignsRequest)(nil),   // 22: writepath.v1.ListCampaignsRequest
-	(*GetCampaignRequest)(nil),     // 23: writepath.v1.GetCampaignRequest
-	(*SubmitCampaignResponse)(nil), // 24: writepath.v1.SubmitCampaignResponse
-	(*ResumeCampaignResponse)(nil), // 25: writepath.v1.ResumeCampaignResponse
-	(*WatchCampaignResponse)(nil),  // 26: writepath.v1.WatchCampaignResponse
-	(*CancelCampaignResponse)(nil), // 27: writepath.v1.CancelCampaignResponse
-	(*ListCampaignsResponse)(nil),  // 28: writepath.v1.ListCampaignsResponse
-	(*GetCampaignResponse)(nil),    // 29: writepath.v1.GetCampaignResponse
+	(WorkerDetail)(0),              // 0: writepath.v1.WorkerDetail
+	(*SubmitRunRequest)(nil),       // 1: writepath.v1.SubmitRunRequest
+	(*SubmitRunResponse)(nil),      // 2: writepath.v1.SubmitRunResponse
+	(*WatchRunRequest)(nil),        // 3: writepath.v1.WatchRunRequest
+	(*WatchRunResponse)(nil),       // 4: writepath.v1.WatchRunResponse
+	(*CancelRunRequest)(nil),       // 5: writepath.v1.CancelRunRequest
+	(*CancelRunResponse)(nil),      // 6: writepath.v1.CancelRunResponse
+	(*ListRunsRequest)(nil),        // 7: writepath.v1.ListRunsRequest
+	(*ListRunsResponse)(nil),       // 8: writepath.v1.ListRunsResponse
+	(*GetRunRequest)(nil),          // 9: writepath.v1.GetRunRequest
+	(*GetRunResponse)(nil),         // 10: writepath.v1.GetRunResponse
+	(*ReadRunRequest)(nil),         // 11: writepath.v1.ReadRunRequest
+	(*ReadRunResponse)(nil),        // 12: writepath.v1.ReadRunResponse
+	(*IntervalTelemetry)(nil),      // 13: writepath.v1.IntervalTelemetry
+	(*WorkerInterval)(nil),         // 14: writepath.v1.WorkerInterval
+	(*ListWorkersRequest)(nil),     // 15: writepath.v1.ListWorkersRequest
+	(*ListWorkersResponse)(nil),    // 16: writepath.v1.ListWorkersResponse
+	(*RunSpec)(nil),                // 17: writepath.v1.RunSpec
+	(*Run)(nil),                    // 18: writepath.v1.Run
+	(*MergedInterval)(nil),         // 19: writepath.v1.MergedInterval
+	(*WorkerTotal)(nil),            // 20: writepath.v1.WorkerTotal
+	(*WorkerTelemetry)(nil),        // 21: writepath.v1.WorkerTelemetry
+	(*Interval)(nil),               // 22: writepath.v1.Interval
+	(*WorkerInfo)(nil),             // 23: writepath.v1.WorkerInfo
+	(*SubmitCampaignRequest)(nil),  // 24: writepath.v1.SubmitCampaignRequest
+	(*ResumeCampaignRequest)(nil),  // 25: writepath.v1.ResumeCampaignRequest
+	(*WatchCampaignRequest)(nil),   // 26: writepath.v1.WatchCampaignRequest
+	(*CancelCampaignRequest)(nil),  // 27: writepath.v1.CancelCampaignRequest
+	(*ListCampaignsRequest)(nil),   // 28: writepath.v1.ListCampaignsRequest
+	(*GetCampaignRequest)(nil),     // 29: writepath.v1.GetCampaignRequest
+	(*SubmitCampaignResponse)(nil), // 30: writepath.v1.SubmitCampaignResponse
+	(*ResumeCampaignResponse)(nil), // 31: writepath.v1.ResumeCampaignResponse
+	(*WatchCampaignResponse)(nil),  // 32: writepath.v1.WatchCampaignResponse
+	(*CancelCampaignResponse)(nil), // 33: writepath.v1.CancelCampaignResponse
+	(*ListCampaignsResponse)(nil),  // 34: writepath.v1.ListCampaignsResponse
+	(*GetCampaignResponse)(nil),    // 35: writepath.v1.GetCampaignResponse
 }
 var file_writepath_v1_control_proto_depIdxs = []int32{
-	13, // 0: writepath.v1.SubmitRunRequest.spec:type_name -> writepath.v1.RunSpec
-	14, // 1: writepath.v1.SubmitRunResponse.run:type_name -> writepath.v1.Run
-	15, // 2: writepath.v1.WatchRunResponse.interval:type_name -> writepath.v1.MergedInterval
-	14, // 3: writepath.v1.WatchRunResponse.run:type_name -> writepath.v1.Run
-	14, // 4: writepath.v1.CancelRunResponse.run:type_name -> writepath.v1.Run
-	14, // 5: writepath.v1.ListRunsResponse.runs:type_name -> writepath.v1.Run
-	14, // 6: writepath.v1.GetRunResponse.run:type_name -> writepath.v1.Run
-	15, // 7: writepath.v1.GetRunResponse.intervals:type_name -> writepath.v1.MergedInterval
-	10, // 8: writepath.v1.GetRunResponse.worker_intervals:type_name -> writepath.v1.WorkerInterval
-	16, // 9: writepath.v1.WorkerInterval.interval:type_name -> writepath.v1.Interval
-	17, // 10: writepath.v1.ListWorkersResponse.workers:type_name -> writepath.v1.WorkerInfo
-	0,  // 11: writepath.v1.ControlService.SubmitRun:input_type -> writepath.v1.SubmitRunRequest
-	2,  // 12: writepath.v1.ControlService.WatchRun:input_type -> writepath.v1.WatchRunRequest
-	4,  // 13: writepath.v1.ControlService.CancelRun:input_type -> writepath.v1.CancelRunRequest
-	6,  // 14: writepath.v1.ControlService.ListRuns:input_type -> writepath.v1.ListRunsRequest
-	8,  // 15: writepath.v1.ControlService.GetRun:input_type -> writepath.v1.GetRunRequest
-	11, // 16: writepath.v1.ControlService.ListWorkers:input_type -> writepath.v1.ListWorkersRequest
-	18, // 17: writepath.v1.ControlService.SubmitCampaign:input_type -> writepath.v1.SubmitCampaignRequest
-	19, // 18: writepath.v1.ControlService.ResumeCampaign:input_type -> writepath.v1.ResumeCampaignRequest
-	20, // 19: writepath.v1.ControlService.WatchCampaign:input_type -> writepath.v1.WatchCampaignRequest
-	21, // 20: writepath.v1.ControlService.CancelCampaign:input_type -> writepath.v1.CancelCampaignRequest
-	22, // 21: writepath.v1.ControlService.ListCampaigns:input_type -> writepath.v1.ListCampaignsRequest
-	23, // 22: writepath.v1.ControlService.GetCampaign:input_type -> writepath.v1.GetCampaignRequest
-	1,  // 23: writepath.v1.ControlService.SubmitRun:output_type -> writepath.v1.SubmitRunResponse
-	3,  // 24: writepath.v1.ControlService.WatchRun:output_type -> writepath.v1.WatchRunResponse
-	5,  // 25: writepath.v1.ControlService.CancelRun:output_type -> writepath.v1.CancelRunResponse
-	7,  // 26: writepath.v1.ControlService.ListRuns:output_type -> writepath.v1.ListRunsResponse
-	9,  // 27: writepath.v1.ControlService.GetRun:output_type -> writepath.v1.GetRunResponse
-	12, // 28: writepath.v1.ControlService.ListWorkers:output_type -> writepath.v1.ListWorkersResponse
-	24, // 29: writepath.v1.ControlService.SubmitCampaign:output_type -> writepath.v1.SubmitCampaignResponse
-	25, // 30: writepath.v1.ControlService.ResumeCampaign:output_type -> writepath.v1.ResumeCampaignResponse
-	26, // 31: writepath.v1.ControlService.WatchCampaign:output_type -> writepath.v1.WatchCampaignResponse
-	27, // 32: writepath.v1.ControlService.CancelCampaign:output_type -> writepath.v1.CancelCampaignResponse
-	28, // 33: writepath.v1.ControlService.ListCampaigns:output_type -> writepath.v1.ListCampaignsResponse
-	29, // 34: writepath.v1.ControlService.GetCampaign:output_type -> writepath.v1.GetCampaignResponse
-	23, // [23:35] is the sub-list for method output_type
-	11, // [11:23] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	17, // 0: writepath.v1.SubmitRunRequest.spec:type_name -> writepath.v1.RunSpec
+	18, // 1: writepath.v1.SubmitRunResponse.run:type_name -> writepath.v1.Run
+	19, // 2: writepath.v1.WatchRunResponse.interval:type_name -> writepath.v1.MergedInterval
+	18, // 3: writepath.v1.WatchRunResponse.run:type_name -> writepath.v1.Run
+	18, // 4: writepath.v1.CancelRunResponse.run:type_name -> writepath.v1.Run
+	18, // 5: writepath.v1.ListRunsResponse.runs:type_name -> writepath.v1.Run
+	18, // 6: writepath.v1.GetRunResponse.run:type_name -> writepath.v1.Run
+	0,  // 7: writepath.v1.ReadRunRequest.workers:type_name -> writepath.v1.WorkerDetail
+	18, // 8: writepath.v1.ReadRunResponse.run:type_name -> writepath.v1.Run
+	19, // 9: writepath.v1.ReadRunResponse.interval:type_name -> writepath.v1.MergedInterval
+	13, // 10: writepath.v1.ReadRunResponse.telemetry:type_name -> writepath.v1.IntervalTelemetry
+	14, // 11: writepath.v1.ReadRunResponse.worker_interval:type_name -> writepath.v1.WorkerInterval
+	20, // 12: writepath.v1.ReadRunResponse.worker_total:type_name -> writepath.v1.WorkerTotal
+	21, // 13: writepath.v1.IntervalTelemetry.telemetry:type_name -> writepath.v1.WorkerTelemetry
+	22, // 14: writepath.v1.WorkerInterval.interval:type_name -> writepath.v1.Interval
+	23, // 15: writepath.v1.ListWorkersResponse.workers:type_name -> writepath.v1.WorkerInfo
+	1,  // 16: writepath.v1.ControlService.SubmitRun:input_type -> writepath.v1.SubmitRunRequest
+	3,  // 17: writepath.v1.ControlService.WatchRun:input_type -> writepath.v1.WatchRunRequest
+	5,  // 18: writepath.v1.ControlService.CancelRun:input_type -> writepath.v1.CancelRunRequest
+	7,  // 19: writepath.v1.ControlService.ListRuns:input_type -> writepath.v1.ListRunsRequest
+	9,  // 20: writepath.v1.ControlService.GetRun:input_type -> writepath.v1.GetRunRequest
+	11, // 21: writepath.v1.ControlService.ReadRun:input_type -> writepath.v1.ReadRunRequest
+	15, // 22: writepath.v1.ControlService.ListWorkers:input_type -> writepath.v1.ListWorkersRequest
+	24, // 23: writepath.v1.ControlService.SubmitCampaign:input_type -> writepath.v1.SubmitCampaignRequest
+	25, // 24: writepath.v1.ControlService.ResumeCampaign:input_type -> writepath.v1.ResumeCampaignRequest
+	26, // 25: writepath.v1.ControlService.WatchCampaign:input_type -> writepath.v1.WatchCampaignRequest
+	27, // 26: writepath.v1.ControlService.CancelCampaign:input_type -> writepath.v1.CancelCampaignRequest
+	28, // 27: writepath.v1.ControlService.ListCampaigns:input_type -> writepath.v1.ListCampaignsRequest
+	29, // 28: writepath.v1.ControlService.GetCampaign:input_type -> writepath.v1.GetCampaignRequest
+	2,  // 29: writepath.v1.ControlService.SubmitRun:output_type -> writepath.v1.SubmitRunResponse
+	4,  // 30: writepath.v1.ControlService.WatchRun:output_type -> writepath.v1.WatchRunResponse
+	6,  // 31: writepath.v1.ControlService.CancelRun:output_type -> writepath.v1.CancelRunResponse
+	8,  // 32: writepath.v1.ControlService.ListRuns:output_type -> writepath.v1.ListRunsResponse
+	10, // 33: writepath.v1.ControlService.GetRun:output_type -> writepath.v1.GetRunResponse
+	12, // 34: writepath.v1.ControlService.ReadRun:output_type -> writepath.v1.ReadRunResponse
+	16, // 35: writepath.v1.ControlService.ListWorkers:output_type -> writepath.v1.ListWorkersResponse
+	30, // 36: writepath.v1.ControlService.SubmitCampaign:output_type -> writepath.v1.SubmitCampaignResponse
+	31, // 37: writepath.v1.ControlService.ResumeCampaign:output_type -> writepath.v1.ResumeCampaignResponse
+	32, // 38: writepath.v1.ControlService.WatchCampaign:output_type -> writepath.v1.WatchCampaignResponse
+	33, // 39: writepath.v1.ControlService.CancelCampaign:output_type -> writepath.v1.CancelCampaignResponse
+	34, // 40: writepath.v1.ControlService.ListCampaigns:output_type -> writepath.v1.ListCampaignsResponse
+	35, // 41: writepath.v1.ControlService.GetCampaign:output_type -> writepath.v1.GetCampaignResponse
+	29, // [29:42] is the sub-list for method output_type
+	16, // [16:29] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_writepath_v1_control_proto_init() }
@@ -830,18 +1140,26 @@ func file_writepath_v1_control_proto_init() {
 		(*WatchRunResponse_Interval)(nil),
 		(*WatchRunResponse_Run)(nil),
 	}
+	file_writepath_v1_control_proto_msgTypes[11].OneofWrappers = []any{
+		(*ReadRunResponse_Run)(nil),
+		(*ReadRunResponse_Interval)(nil),
+		(*ReadRunResponse_Telemetry)(nil),
+		(*ReadRunResponse_WorkerInterval)(nil),
+		(*ReadRunResponse_WorkerTotal)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_writepath_v1_control_proto_rawDesc), len(file_writepath_v1_control_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   13,
+			NumEnums:      1,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_writepath_v1_control_proto_goTypes,
 		DependencyIndexes: file_writepath_v1_control_proto_depIdxs,
+		EnumInfos:         file_writepath_v1_control_proto_enumTypes,
 		MessageInfos:      file_writepath_v1_control_proto_msgTypes,
 	}.Build()
 	File_writepath_v1_control_proto = out.File

@@ -24,6 +24,7 @@ const (
 	ControlService_CancelRun_FullMethodName      = "/writepath.v1.ControlService/CancelRun"
 	ControlService_ListRuns_FullMethodName       = "/writepath.v1.ControlService/ListRuns"
 	ControlService_GetRun_FullMethodName         = "/writepath.v1.ControlService/GetRun"
+	ControlService_ReadRun_FullMethodName        = "/writepath.v1.ControlService/ReadRun"
 	ControlService_ListWorkers_FullMethodName    = "/writepath.v1.ControlService/ListWorkers"
 	ControlService_SubmitCampaign_FullMethodName = "/writepath.v1.ControlService/SubmitCampaign"
 	ControlService_ResumeCampaign_FullMethodName = "/writepath.v1.ControlService/ResumeCampaign"
@@ -47,7 +48,14 @@ type ControlServiceClient interface {
 	WatchRun(ctx context.Context, in *WatchRunRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchRunResponse], error)
 	CancelRun(ctx context.Context, in *CancelRunRequest, opts ...grpc.CallOption) (*CancelRunResponse, error)
 	ListRuns(ctx context.Context, in *ListRunsRequest, opts ...grpc.CallOption) (*ListRunsResponse, error)
+	// GetRun returns a run's record alone; ReadRun streams what it stored.
 	GetRun(ctx context.Context, in *GetRunRequest, opts ...grpc.CallOption) (*GetRunResponse, error)
+	// ReadRun streams a stored run, one stored value (or one telemetry
+	// chunk) per message: the record, then the merged intervals in phase and
+	// seq order, then the per-worker data asked for. No message grows with
+	// the run's length or its number of workers, so any run can be read
+	// under any transport's message limit.
+	ReadRun(ctx context.Context, in *ReadRunRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ReadRunResponse], error)
 	ListWorkers(ctx context.Context, in *ListWorkersRequest, opts ...grpc.CallOption) (*ListWorkersResponse, error)
 	// SubmitCampaign stores an expanded campaign and runs it in order.
 	SubmitCampaign(ctx context.Context, in *SubmitCampaignRequest, opts ...grpc.CallOption) (*SubmitCampaignResponse, error)
@@ -128,6 +136,25 @@ func (c *controlServiceClient) GetRun(ctx context.Context, in *GetRunRequest, op
 	return out, nil
 }
 
+func (c *controlServiceClient) ReadRun(ctx context.Context, in *ReadRunRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ReadRunResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &ControlService_ServiceDesc.Streams[1], ControlService_ReadRun_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ReadRunRequest, ReadRunResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ControlService_ReadRunClient = grpc.ServerStreamingClient[ReadRunResponse]
+
 func (c *controlServiceClient) ListWorkers(ctx context.Context, in *ListWorkersRequest, opts ...grpc.CallOption) (*ListWorkersResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListWorkersResponse)
@@ -160,7 +187,7 @@ func (c *controlServiceClient) ResumeCampaign(ctx context.Context, in *ResumeCam
 
 func (c *controlServiceClient) WatchCampaign(ctx context.Context, in *WatchCampaignRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchCampaignResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	stream, err := c.cc.NewStream(ctx, &ControlService_ServiceDesc.Streams[1], ControlService_WatchCampaign_FullMethodName, cOpts...)
+	stream, err := c.cc.NewStream(ctx, &ControlService_ServiceDesc.Streams[2], ControlService_WatchCampaign_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +248,14 @@ type ControlServiceServer interface {
 	WatchRun(*WatchRunRequest, grpc.ServerStreamingServer[WatchRunResponse]) error
 	CancelRun(context.Context, *CancelRunRequest) (*CancelRunResponse, error)
 	ListRuns(context.Context, *ListRunsRequest) (*ListRunsResponse, error)
+	// GetRun returns a run's record alone; ReadRun streams what it stored.
 	GetRun(context.Context, *GetRunRequest) (*GetRunResponse, error)
+	// ReadRun streams a stored run, one stored value (or one telemetry
+	// chunk) per message: the record, then the merged intervals in phase and
+	// seq order, then the per-worker data asked for. No message grows with
+	// the run's length or its number of workers, so any run can be read
+	// under any transport's message limit.
+	ReadRun(*ReadRunRequest, grpc.ServerStreamingServer[ReadRunResponse]) error
 	ListWorkers(context.Context, *ListWorkersRequest) (*ListWorkersResponse, error)
 	// SubmitCampaign stores an expanded campaign and runs it in order.
 	SubmitCampaign(context.Context, *SubmitCampaignRequest) (*SubmitCampaignResponse, error)
@@ -257,6 +291,9 @@ func (UnimplementedControlServiceServer) ListRuns(context.Context, *ListRunsRequ
 }
 func (UnimplementedControlServiceServer) GetRun(context.Context, *GetRunRequest) (*GetRunResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetRun not implemented")
+}
+func (UnimplementedControlServiceServer) ReadRun(*ReadRunRequest, grpc.ServerStreamingServer[ReadRunResponse]) error {
+	return status.Error(codes.Unimplemented, "method ReadRun not implemented")
 }
 func (UnimplementedControlServiceServer) ListWorkers(context.Context, *ListWorkersRequest) (*ListWorkersResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListWorkers not implemented")
@@ -382,6 +419,17 @@ func _ControlService_GetRun_Handler(srv interface{}, ctx context.Context, dec fu
 	}
 	return interceptor(ctx, in, info, handler)
 }
+
+func _ControlService_ReadRun_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(ReadRunRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(ControlServiceServer).ReadRun(m, &grpc.GenericServerStream[ReadRunRequest, ReadRunResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ControlService_ReadRunServer = grpc.ServerStreamingServer[ReadRunResponse]
 
 func _ControlService_ListWorkers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListWorkersRequest)
@@ -554,6 +602,11 @@ var ControlService_ServiceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "WatchRun",
 			Handler:       _ControlService_WatchRun_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "ReadRun",
+			Handler:       _ControlService_ReadRun_Handler,
 			ServerStreams: true,
 		},
 		{

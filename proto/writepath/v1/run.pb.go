@@ -1003,6 +1003,97 @@ func (x *MergedInterval) GetTelemetry() []*WorkerTelemetry {
 	return nil
 }
 
+// WorkerTotal is one worker's whole phase: its stored snapshots of the
+// phase merged, histograms exactly, counters summed, seconds summed. The
+// coordinator writes one per worker when a measured phase ends, so readers
+// need not go through every snapshot, and it stays when retention prunes
+// the snapshots.
+type WorkerTotal struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Worker   string                 `protobuf:"bytes,1,opt,name=worker,proto3" json:"worker,omitempty"`
+	Phase    string                 `protobuf:"bytes,2,opt,name=phase,proto3" json:"phase,omitempty"`
+	Ops      []*OpHistogram         `protobuf:"bytes,3,rep,name=ops,proto3" json:"ops,omitempty"`
+	Counters map[string]int64       `protobuf:"bytes,4,rep,name=counters,proto3" json:"counters,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// seconds is the sum of the snapshots' lengths (end - start).
+	Seconds float64 `protobuf:"fixed64,5,opt,name=seconds,proto3" json:"seconds,omitempty"`
+	// intervals is how many snapshots were merged.
+	Intervals     uint32 `protobuf:"varint,6,opt,name=intervals,proto3" json:"intervals,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WorkerTotal) Reset() {
+	*x = WorkerTotal{}
+	mi := &file_writepath_v1_run_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WorkerTotal) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WorkerTotal) ProtoMessage() {}
+
+func (x *WorkerTotal) ProtoReflect() protoreflect.Message {
+	mi := &file_writepath_v1_run_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WorkerTotal.ProtoReflect.Descriptor instead.
+func (*WorkerTotal) Descriptor() ([]byte, []int) {
+	return file_writepath_v1_run_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *WorkerTotal) GetWorker() string {
+	if x != nil {
+		return x.Worker
+	}
+	return ""
+}
+
+func (x *WorkerTotal) GetPhase() string {
+	if x != nil {
+		return x.Phase
+	}
+	return ""
+}
+
+func (x *WorkerTotal) GetOps() []*OpHistogram {
+	if x != nil {
+		return x.Ops
+	}
+	return nil
+}
+
+func (x *WorkerTotal) GetCounters() map[string]int64 {
+	if x != nil {
+		return x.Counters
+	}
+	return nil
+}
+
+func (x *WorkerTotal) GetSeconds() float64 {
+	if x != nil {
+		return x.Seconds
+	}
+	return 0
+}
+
+func (x *WorkerTotal) GetIntervals() uint32 {
+	if x != nil {
+		return x.Intervals
+	}
+	return 0
+}
+
 // WorkerTelemetry is one worker's telemetry in a merged interval.
 type WorkerTelemetry struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1015,7 +1106,7 @@ type WorkerTelemetry struct {
 
 func (x *WorkerTelemetry) Reset() {
 	*x = WorkerTelemetry{}
-	mi := &file_writepath_v1_run_proto_msgTypes[7]
+	mi := &file_writepath_v1_run_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1027,7 +1118,7 @@ func (x *WorkerTelemetry) String() string {
 func (*WorkerTelemetry) ProtoMessage() {}
 
 func (x *WorkerTelemetry) ProtoReflect() protoreflect.Message {
-	mi := &file_writepath_v1_run_proto_msgTypes[7]
+	mi := &file_writepath_v1_run_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1040,7 +1131,7 @@ func (x *WorkerTelemetry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerTelemetry.ProtoReflect.Descriptor instead.
 func (*WorkerTelemetry) Descriptor() ([]byte, []int) {
-	return file_writepath_v1_run_proto_rawDescGZIP(), []int{7}
+	return file_writepath_v1_run_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *WorkerTelemetry) GetWorker() string {
@@ -1085,7 +1176,7 @@ type WorkerInfo struct {
 
 func (x *WorkerInfo) Reset() {
 	*x = WorkerInfo{}
-	mi := &file_writepath_v1_run_proto_msgTypes[8]
+	mi := &file_writepath_v1_run_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1097,7 +1188,7 @@ func (x *WorkerInfo) String() string {
 func (*WorkerInfo) ProtoMessage() {}
 
 func (x *WorkerInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_writepath_v1_run_proto_msgTypes[8]
+	mi := &file_writepath_v1_run_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1110,7 +1201,7 @@ func (x *WorkerInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerInfo.ProtoReflect.Descriptor instead.
 func (*WorkerInfo) Descriptor() ([]byte, []int) {
-	return file_writepath_v1_run_proto_rawDescGZIP(), []int{8}
+	return file_writepath_v1_run_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *WorkerInfo) GetName() string {
@@ -1286,6 +1377,16 @@ const file_writepath_v1_run_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1a9\n" +
 	"\vGaugesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xa2\x02\n" +
+	"\vWorkerTotal\x12\x16\n" +
+	"\x06worker\x18\x01 \x01(\tR\x06worker\x12\x14\n" +
+	"\x05phase\x18\x02 \x01(\tR\x05phase\x12+\n" +
+	"\x03ops\x18\x03 \x03(\v2\x19.writepath.v1.OpHistogramR\x03ops\x12C\n" +
+	"\bcounters\x18\x04 \x03(\v2'.writepath.v1.WorkerTotal.CountersEntryR\bcounters\x12\x18\n" +
+	"\aseconds\x18\x05 \x01(\x01R\aseconds\x12\x1c\n" +
+	"\tintervals\x18\x06 \x01(\rR\tintervals\x1a;\n" +
+	"\rCountersEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xde\x01\n" +
 	"\x0fWorkerTelemetry\x12\x16\n" +
 	"\x06worker\x18\x01 \x01(\tR\x06worker\x125\n" +
@@ -1345,7 +1446,7 @@ func file_writepath_v1_run_proto_rawDescGZIP() []byte {
 }
 
 var file_writepath_v1_run_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_writepath_v1_run_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_writepath_v1_run_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_writepath_v1_run_proto_goTypes = []any{
 	(RunState)(0),                 // 0: writepath.v1.RunState
 	(PhaseState)(0),               // 1: writepath.v1.PhaseState
@@ -1356,70 +1457,74 @@ var file_writepath_v1_run_proto_goTypes = []any{
 	(*Run)(nil),                   // 6: writepath.v1.Run
 	(*OpStats)(nil),               // 7: writepath.v1.OpStats
 	(*MergedInterval)(nil),        // 8: writepath.v1.MergedInterval
-	(*WorkerTelemetry)(nil),       // 9: writepath.v1.WorkerTelemetry
-	(*WorkerInfo)(nil),            // 10: writepath.v1.WorkerInfo
-	nil,                           // 11: writepath.v1.RunSpec.SelectorEntry
-	nil,                           // 12: writepath.v1.RunWorker.LabelsEntry
-	nil,                           // 13: writepath.v1.MergedInterval.CountersEntry
-	nil,                           // 14: writepath.v1.MergedInterval.GaugesEntry
-	nil,                           // 15: writepath.v1.WorkerTelemetry.GaugesEntry
-	nil,                           // 16: writepath.v1.WorkerInfo.LabelsEntry
-	(*anypb.Any)(nil),             // 17: google.protobuf.Any
-	(*durationpb.Duration)(nil),   // 18: google.protobuf.Duration
-	(*HostSetting)(nil),           // 19: writepath.v1.HostSetting
-	(*DiskSpec)(nil),              // 20: writepath.v1.DiskSpec
-	(*HostKnobResult)(nil),        // 21: writepath.v1.HostKnobResult
-	(Placement)(0),                // 22: writepath.v1.Placement
-	(*timestamppb.Timestamp)(nil), // 23: google.protobuf.Timestamp
-	(*OpHistogram)(nil),           // 24: writepath.v1.OpHistogram
-	(*Telemetry)(nil),             // 25: writepath.v1.Telemetry
-	(*KindInfo)(nil),              // 26: writepath.v1.KindInfo
+	(*WorkerTotal)(nil),           // 9: writepath.v1.WorkerTotal
+	(*WorkerTelemetry)(nil),       // 10: writepath.v1.WorkerTelemetry
+	(*WorkerInfo)(nil),            // 11: writepath.v1.WorkerInfo
+	nil,                           // 12: writepath.v1.RunSpec.SelectorEntry
+	nil,                           // 13: writepath.v1.RunWorker.LabelsEntry
+	nil,                           // 14: writepath.v1.MergedInterval.CountersEntry
+	nil,                           // 15: writepath.v1.MergedInterval.GaugesEntry
+	nil,                           // 16: writepath.v1.WorkerTotal.CountersEntry
+	nil,                           // 17: writepath.v1.WorkerTelemetry.GaugesEntry
+	nil,                           // 18: writepath.v1.WorkerInfo.LabelsEntry
+	(*anypb.Any)(nil),             // 19: google.protobuf.Any
+	(*durationpb.Duration)(nil),   // 20: google.protobuf.Duration
+	(*HostSetting)(nil),           // 21: writepath.v1.HostSetting
+	(*DiskSpec)(nil),              // 22: writepath.v1.DiskSpec
+	(*HostKnobResult)(nil),        // 23: writepath.v1.HostKnobResult
+	(Placement)(0),                // 24: writepath.v1.Placement
+	(*timestamppb.Timestamp)(nil), // 25: google.protobuf.Timestamp
+	(*OpHistogram)(nil),           // 26: writepath.v1.OpHistogram
+	(*Telemetry)(nil),             // 27: writepath.v1.Telemetry
+	(*KindInfo)(nil),              // 28: writepath.v1.KindInfo
 }
 var file_writepath_v1_run_proto_depIdxs = []int32{
-	17, // 0: writepath.v1.RunSpec.spec:type_name -> google.protobuf.Any
-	11, // 1: writepath.v1.RunSpec.selector:type_name -> writepath.v1.RunSpec.SelectorEntry
-	18, // 2: writepath.v1.RunSpec.interval:type_name -> google.protobuf.Duration
-	19, // 3: writepath.v1.RunSpec.host:type_name -> writepath.v1.HostSetting
-	20, // 4: writepath.v1.RunSpec.disk:type_name -> writepath.v1.DiskSpec
-	18, // 5: writepath.v1.PhaseWorker.start_skew:type_name -> google.protobuf.Duration
-	21, // 6: writepath.v1.PhaseWorker.host:type_name -> writepath.v1.HostKnobResult
-	22, // 7: writepath.v1.PhaseRecord.placement:type_name -> writepath.v1.Placement
+	19, // 0: writepath.v1.RunSpec.spec:type_name -> google.protobuf.Any
+	12, // 1: writepath.v1.RunSpec.selector:type_name -> writepath.v1.RunSpec.SelectorEntry
+	20, // 2: writepath.v1.RunSpec.interval:type_name -> google.protobuf.Duration
+	21, // 3: writepath.v1.RunSpec.host:type_name -> writepath.v1.HostSetting
+	22, // 4: writepath.v1.RunSpec.disk:type_name -> writepath.v1.DiskSpec
+	20, // 5: writepath.v1.PhaseWorker.start_skew:type_name -> google.protobuf.Duration
+	23, // 6: writepath.v1.PhaseWorker.host:type_name -> writepath.v1.HostKnobResult
+	24, // 7: writepath.v1.PhaseRecord.placement:type_name -> writepath.v1.Placement
 	1,  // 8: writepath.v1.PhaseRecord.state:type_name -> writepath.v1.PhaseState
-	23, // 9: writepath.v1.PhaseRecord.at:type_name -> google.protobuf.Timestamp
-	23, // 10: writepath.v1.PhaseRecord.ended:type_name -> google.protobuf.Timestamp
+	25, // 9: writepath.v1.PhaseRecord.at:type_name -> google.protobuf.Timestamp
+	25, // 10: writepath.v1.PhaseRecord.ended:type_name -> google.protobuf.Timestamp
 	3,  // 11: writepath.v1.PhaseRecord.workers:type_name -> writepath.v1.PhaseWorker
-	12, // 12: writepath.v1.RunWorker.labels:type_name -> writepath.v1.RunWorker.LabelsEntry
-	18, // 13: writepath.v1.RunWorker.clock_offset:type_name -> google.protobuf.Duration
-	18, // 14: writepath.v1.RunWorker.rtt:type_name -> google.protobuf.Duration
+	13, // 12: writepath.v1.RunWorker.labels:type_name -> writepath.v1.RunWorker.LabelsEntry
+	20, // 13: writepath.v1.RunWorker.clock_offset:type_name -> google.protobuf.Duration
+	20, // 14: writepath.v1.RunWorker.rtt:type_name -> google.protobuf.Duration
 	2,  // 15: writepath.v1.Run.spec:type_name -> writepath.v1.RunSpec
 	0,  // 16: writepath.v1.Run.state:type_name -> writepath.v1.RunState
-	23, // 17: writepath.v1.Run.created:type_name -> google.protobuf.Timestamp
-	23, // 18: writepath.v1.Run.started:type_name -> google.protobuf.Timestamp
-	23, // 19: writepath.v1.Run.ended:type_name -> google.protobuf.Timestamp
-	18, // 20: writepath.v1.Run.interval:type_name -> google.protobuf.Duration
+	25, // 17: writepath.v1.Run.created:type_name -> google.protobuf.Timestamp
+	25, // 18: writepath.v1.Run.started:type_name -> google.protobuf.Timestamp
+	25, // 19: writepath.v1.Run.ended:type_name -> google.protobuf.Timestamp
+	20, // 20: writepath.v1.Run.interval:type_name -> google.protobuf.Duration
 	4,  // 21: writepath.v1.Run.phases:type_name -> writepath.v1.PhaseRecord
 	5,  // 22: writepath.v1.Run.workers:type_name -> writepath.v1.RunWorker
-	23, // 23: writepath.v1.Run.worker_intervals_pruned:type_name -> google.protobuf.Timestamp
-	23, // 24: writepath.v1.MergedInterval.start:type_name -> google.protobuf.Timestamp
-	23, // 25: writepath.v1.MergedInterval.end:type_name -> google.protobuf.Timestamp
-	24, // 26: writepath.v1.MergedInterval.ops:type_name -> writepath.v1.OpHistogram
+	25, // 23: writepath.v1.Run.worker_intervals_pruned:type_name -> google.protobuf.Timestamp
+	25, // 24: writepath.v1.MergedInterval.start:type_name -> google.protobuf.Timestamp
+	25, // 25: writepath.v1.MergedInterval.end:type_name -> google.protobuf.Timestamp
+	26, // 26: writepath.v1.MergedInterval.ops:type_name -> writepath.v1.OpHistogram
 	7,  // 27: writepath.v1.MergedInterval.stats:type_name -> writepath.v1.OpStats
-	13, // 28: writepath.v1.MergedInterval.counters:type_name -> writepath.v1.MergedInterval.CountersEntry
-	14, // 29: writepath.v1.MergedInterval.gauges:type_name -> writepath.v1.MergedInterval.GaugesEntry
-	9,  // 30: writepath.v1.MergedInterval.telemetry:type_name -> writepath.v1.WorkerTelemetry
-	25, // 31: writepath.v1.WorkerTelemetry.telemetry:type_name -> writepath.v1.Telemetry
-	15, // 32: writepath.v1.WorkerTelemetry.gauges:type_name -> writepath.v1.WorkerTelemetry.GaugesEntry
-	16, // 33: writepath.v1.WorkerInfo.labels:type_name -> writepath.v1.WorkerInfo.LabelsEntry
-	26, // 34: writepath.v1.WorkerInfo.kinds:type_name -> writepath.v1.KindInfo
-	23, // 35: writepath.v1.WorkerInfo.connected_since:type_name -> google.protobuf.Timestamp
-	23, // 36: writepath.v1.WorkerInfo.last_seen:type_name -> google.protobuf.Timestamp
-	18, // 37: writepath.v1.WorkerInfo.clock_offset:type_name -> google.protobuf.Duration
-	18, // 38: writepath.v1.WorkerInfo.rtt:type_name -> google.protobuf.Duration
-	39, // [39:39] is the sub-list for method output_type
-	39, // [39:39] is the sub-list for method input_type
-	39, // [39:39] is the sub-list for extension type_name
-	39, // [39:39] is the sub-list for extension extendee
-	0,  // [0:39] is the sub-list for field type_name
+	14, // 28: writepath.v1.MergedInterval.counters:type_name -> writepath.v1.MergedInterval.CountersEntry
+	15, // 29: writepath.v1.MergedInterval.gauges:type_name -> writepath.v1.MergedInterval.GaugesEntry
+	10, // 30: writepath.v1.MergedInterval.telemetry:type_name -> writepath.v1.WorkerTelemetry
+	26, // 31: writepath.v1.WorkerTotal.ops:type_name -> writepath.v1.OpHistogram
+	16, // 32: writepath.v1.WorkerTotal.counters:type_name -> writepath.v1.WorkerTotal.CountersEntry
+	27, // 33: writepath.v1.WorkerTelemetry.telemetry:type_name -> writepath.v1.Telemetry
+	17, // 34: writepath.v1.WorkerTelemetry.gauges:type_name -> writepath.v1.WorkerTelemetry.GaugesEntry
+	18, // 35: writepath.v1.WorkerInfo.labels:type_name -> writepath.v1.WorkerInfo.LabelsEntry
+	28, // 36: writepath.v1.WorkerInfo.kinds:type_name -> writepath.v1.KindInfo
+	25, // 37: writepath.v1.WorkerInfo.connected_since:type_name -> google.protobuf.Timestamp
+	25, // 38: writepath.v1.WorkerInfo.last_seen:type_name -> google.protobuf.Timestamp
+	20, // 39: writepath.v1.WorkerInfo.clock_offset:type_name -> google.protobuf.Duration
+	20, // 40: writepath.v1.WorkerInfo.rtt:type_name -> google.protobuf.Duration
+	41, // [41:41] is the sub-list for method output_type
+	41, // [41:41] is the sub-list for method input_type
+	41, // [41:41] is the sub-list for extension type_name
+	41, // [41:41] is the sub-list for extension extendee
+	0,  // [0:41] is the sub-list for field type_name
 }
 
 func init() { file_writepath_v1_run_proto_init() }
@@ -1434,7 +1539,7 @@ func file_writepath_v1_run_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_writepath_v1_run_proto_rawDesc), len(file_writepath_v1_run_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   15,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
