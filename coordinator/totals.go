@@ -14,7 +14,7 @@ import (
 // (WorkerTotal), so readers need not go through every snapshot and
 // retention can drop the snapshots without losing each worker's numbers.
 type workerTotal struct {
-	ops       map[string]*hist.SparseSum
+	ops       map[string]*hist.RangeSum
 	counters  map[string]int64
 	seconds   float64
 	intervals uint32
@@ -23,12 +23,12 @@ type workerTotal struct {
 // add sums one snapshot, whose histograms ops were decoded from it.
 func (t *workerTotal) add(iv *writepathv1.Interval, ops map[string]*hist.Sparse) error {
 	if t.ops == nil {
-		t.ops, t.counters = map[string]*hist.SparseSum{}, map[string]int64{}
+		t.ops, t.counters = map[string]*hist.RangeSum{}, map[string]int64{}
 	}
 	for op, h := range ops {
 		s := t.ops[op]
 		if s == nil {
-			s = &hist.SparseSum{}
+			s = &hist.RangeSum{}
 			t.ops[op] = s
 		}
 		if err := s.Add(h); err != nil {

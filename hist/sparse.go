@@ -172,39 +172,48 @@ func checkV2Header(h []byte) error {
 
 // parsePayload reads HdrHistogram's zig-zag LEB128 counts into s: a
 // positive value is the count at the next index, a negative one a run of
-// empty buckets.
+// empty buckets. It is the coordinator's inner loop (one payload per worker
+// per interval): every value takes at least one byte, so s.buckets is
+// sized once to len(p) and written by index, and the common one-byte value
+// (a count below 64 or a run below 65) is decoded inline.
 func parsePayload(s *Sparse, p []byte) error {
-	idx := int64(0)
-	for len(p) > 0 {
-		var u uint64
-		n := 1
-		if p[0] < 0x80 { // the common one-byte count, inline
-			u = uint64(p[0])
+	if cap(s.buckets) < len(p) {
+		s.buckets = make([]bucket, len(p))
+	}
+	out := s.buckets[:len(p)]
+	n, idx, total := 0, int64(0), s.total
+	for i := 0; i < len(p); {
+		var v int64
+		if b := p[i]; b < 0x80 {
+			v = int64(b>>1) ^ -int64(b&1)
+			i++
 		} else {
-			var err error
-			if u, n, err = uvarint9(p); err != nil {
+			u, w, err := uvarint9(p[i:])
+			if err != nil {
 				return err
 			}
+			v = int64(u>>1) ^ -int64(u&1)
+			i += w
 		}
-		p = p[n:]
-		v := int64(u>>1) ^ -int64(u&1)
 		switch {
 		case v < 0:
 			if v == math.MinInt64 || -v > int64(countsLen)-idx {
 				return fmt.Errorf("zero run of %d at index %d past %d buckets", -v, idx, countsLen)
 			}
-			idx += -v
+			idx -= v
 			continue
 		case idx >= int64(countsLen):
 			return fmt.Errorf("count at index %d past %d buckets", idx, countsLen)
-		case v > math.MaxInt64-s.total:
+		case v > math.MaxInt64-total:
 			return errors.New("counts sum past MaxInt64")
 		case v > 0:
-			s.buckets = append(s.buckets, bucket{idx: idx, cnt: v})
-			s.total += v
+			out[n] = bucket{idx: idx, cnt: v}
+			n++
+			total += v
 		}
 		idx++
 	}
+	s.buckets, s.total = out[:n], total
 	return nil
 }
 

@@ -174,9 +174,9 @@ func (r *reducer) addSparse(t *Totals, ops []*writepathv1.OpHistogram) error {
 		if err != nil {
 			return fmt.Errorf("op %s: %w", o.GetOp(), err)
 		}
-		sum, ok := t.ops[o.GetOp()].(*hist.SparseSum)
+		sum, ok := t.ops[o.GetOp()].(*hist.RangeSum)
 		if !ok {
-			sum = &hist.SparseSum{}
+			sum = &hist.RangeSum{}
 			t.ops[o.GetOp()] = sum
 		}
 		if err := sum.Add(s); err != nil {
@@ -198,16 +198,9 @@ func addDense(m map[string]opSum, op string, s *hist.Sparse) error {
 	return nil
 }
 
-// finish orders the telemetry windows and drops the sums' spare buffers.
+// finish orders the telemetry windows.
 func (r *reducer) finish() {
 	for _, ph := range r.run.Phases {
 		ph.sortTelemetry()
-		for _, t := range ph.Workers {
-			for _, s := range t.ops {
-				if ss, ok := s.(*hist.SparseSum); ok {
-					ss.Compact()
-				}
-			}
-		}
 	}
 }

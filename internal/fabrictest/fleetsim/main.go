@@ -4,6 +4,10 @@
 // merge latency per interval and (with -pid) its resident memory.
 //
 //	go run ./internal/fabrictest/fleetsim -coordinator 127.0.0.1:7470 -workers 1000 -seconds 20 -pid $(pgrep -f 'writepath coordinator')
+//
+// At the end it prints one line for scripts (bench/fleet.sh):
+//
+//	fleetsim: run ID intervals N lag p50 X ms p99 Y ms max Z ms cpu C ms/interval rss_peak R KiB
 package main
 
 import (
@@ -12,6 +16,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -82,20 +88,26 @@ func run(addr string, n, perConn, seconds, pid int) error {
 }
 
 // follow prints when each merged interval arrived relative to its end and
-// the coordinator's memory, until the run ends.
+// the coordinator's memory, until the run ends, then the summary line.
 func follow(ctx context.Context, ctl writepathv1.ControlServiceClient, id string, pid int) error {
 	stream, err := ctl.WatchRun(ctx, &writepathv1.WatchRunRequest{RunId: id})
 	if err != nil {
 		return err
 	}
+	var lags []time.Duration
+	var cpu0, cpu1 time.Duration // coordinator CPU at the first and last interval
 	for {
 		ev, err := stream.Recv()
 		if err != nil {
 			report(pid, "after the run")
-			return nil
+			break
 		}
 		if mi := ev.GetInterval(); mi != nil {
 			lag := time.Since(mi.GetEnd().AsTime())
+			lags = append(lags, lag)
+			if cpu1 = cpuTime(pid); len(lags) == 1 {
+				cpu0 = cpu1
+			}
 			fmt.Printf("interval %2d: %d workers, %d ops, published %v after its end; ", mi.GetSeq(),
 				len(mi.GetReporting()), mi.GetStats()[0].GetCount(), lag.Round(time.Millisecond))
 			report(pid, "")
@@ -104,6 +116,62 @@ func follow(ctx context.Context, ctl writepathv1.ControlServiceClient, id string
 			fmt.Printf("run %s: %v %s\n", r.GetId(), r.GetState(), r.GetReason())
 		}
 	}
+	summary(id, lags, cpu1-cpu0, pid)
+	return nil
+}
+
+// summary prints the line bench/fleet.sh reads. CPU per interval is over
+// the intervals after the first (its CPU includes the start).
+func summary(id string, lags []time.Duration, cpu time.Duration, pid int) {
+	if len(lags) == 0 {
+		fmt.Printf("fleetsim: run %s intervals 0\n", id)
+		return
+	}
+	sorted := slices.Clone(lags)
+	slices.Sort(sorted)
+	q := func(p float64) float64 {
+		return float64(sorted[min(len(sorted)-1, int(p*float64(len(sorted))))].Microseconds()) / 1000
+	}
+	perInterval := 0.0
+	if len(lags) > 1 {
+		perInterval = float64(cpu.Microseconds()) / 1000 / float64(len(lags)-1)
+	}
+	fmt.Printf("fleetsim: run %s intervals %d lag p50 %.0f ms p99 %.0f ms max %.0f ms cpu %.1f ms/interval rss_peak %d KiB\n",
+		id, len(lags), q(0.50), q(0.99), q(1), perInterval, statusKiB(pid, "VmHWM"))
+}
+
+// cpuTime is the process's user+system CPU time so far (0 without pid).
+func cpuTime(pid int) time.Duration {
+	if pid == 0 {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command (which may hold spaces) start after ')'.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / 100 // USER_HZ
+}
+
+// statusKiB reads one "Vm..." field of /proc/PID/status in KiB.
+func statusKiB(pid int, field string) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, field+":"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
 }
 
 func waitConnected(ctx context.Context, ctl writepathv1.ControlServiceClient, n int) error {

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# bench/fleet.sh — the coordinator at fleet scale: a real `writepath
+# coordinator` process and internal/fabrictest/fleetsim's simulated workers
+# (the worker protocol over real gRPC, one 5,000-write histogram per worker
+# per 1 s interval). Prints the publish latency of the merged intervals
+# (p50/p99/max of "published N ms after its end"), the coordinator's CPU per
+# interval and peak RSS, the store's bytes, then the wall time and peak RSS
+# of `runs show` and `report` on that run through the coordinator and from
+# the file; exits 1 when a target is missed.
+#
+#   bench/fleet.sh                               # 1,000 workers, 300 s
+#   WORKERS=200 TIME=30 bench/fleet.sh           # quick look
+#   CPUS=0 bench/fleet.sh                        # coordinator pinned to CPU 0
+#   BIN=/tmp/old/writepath bench/fleet.sh        # another build (before/after)
+#
+# Environment: WORKERS, TIME (seconds of the run), PER_CONN (workers per connection, 10),
+# CPUS (taskset list for the coordinator; the simulator gets the others),
+# KEEP (keep the work directory), BIN. Targets: publish p99 < 100 ms,
+# coordinator < 512 MiB, runs show < 5 s, report < 15 s, CLI < 1 GiB.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WORKERS=${WORKERS:-1000}
+SECS=${TIME:-300}
+PER_CONN=${PER_CONN:-10}
+WORK=$(mktemp -d /tmp/wp-fleet-XXXX)
+WP=${BIN:-$WORK/writepath}
+SIM=$WORK/fleetsim
+if [ -z "${BIN:-}" ]; then (cd "$ROOT" && go build -o "$WP" ./cmd/writepath); fi
+(cd "$ROOT" && go build -o "$SIM" ./internal/fabrictest/fleetsim)
+
+COORD=
+cleanup() {
+	[ -n "$COORD" ] && kill "$COORD" 2>/dev/null && wait "$COORD" 2>/dev/null || true
+	if [ -z "${KEEP:-}" ]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+pin() { if [ -n "${CPUS:-}" ]; then taskset -c "$1" "${@:2}"; else "${@:2}"; fi; }
+others() { # the CPUs not in $CPUS, for the simulator
+	local all; all=$(seq -s, 0 $(($(nproc) - 1)))
+	comm -23 <(tr , '\n' <<<"$all" | sort) <(tr , '\n' <<<"$CPUS" | sort) | paste -sd, -
+}
+
+PORT=$((20000 + RANDOM % 20000))
+ADDR=127.0.0.1:$PORT
+DB=$WORK/fleet.db
+pin "${CPUS:-}" "$WP" coordinator --listen "$ADDR" --db "$DB" >"$WORK/coordinator.log" 2>&1 &
+COORD=$!
+sleep 1
+echo "fleet: $WORKERS simulated workers, $SECS s, coordinator pid $COORD${CPUS:+ on CPU $CPUS}; load $(cut -d' ' -f1-3 /proc/loadavg)"
+SIMCPUS=
+[ -n "${CPUS:-}" ] && SIMCPUS=$(others)
+if [ -n "$SIMCPUS" ]; then
+	taskset -c "$SIMCPUS" "$SIM" -coordinator "$ADDR" -workers "$WORKERS" -per-conn "$PER_CONN" -seconds "$SECS" -pid "$COORD" >"$WORK/fleetsim.out"
+else
+	"$SIM" -coordinator "$ADDR" -workers "$WORKERS" -per-conn "$PER_CONN" -seconds "$SECS" -pid "$COORD" >"$WORK/fleetsim.out"
+fi
+SUM=$(grep '^fleetsim: run' "$WORK/fleetsim.out")
+RUN=$(awk '{print $3}' <<<"$SUM")
+P99=$(awk '{for (i=1;i<=NF;i++) if ($i=="p99") print $(i+1)}' <<<"$SUM")
+RSS=$(awk '{for (i=1;i<=NF;i++) if ($i=="rss_peak") print $(i+1)}' <<<"$SUM")
+echo "$SUM"
+echo "store: $(stat -c %s "$DB") bytes after the run ($WORKERS workers x $SECS s)"
+
+fail=0
+# cli LABEL LIMIT_S ARGS... runs a reader under GNU time: wall s, peak RSS.
+cli() {
+	local label=$1 limit=$2; shift 2
+	local t
+	if ! t=$( { /usr/bin/time -f '%e %M' "$WP" "$@" >/dev/null 2>"$WORK/cli.err"; } 2>&1 ); then
+		echo "$label: FAILED: $(tail -1 "$WORK/cli.err")"; fail=1; return
+	fi
+	t=$(tail -1 <<<"$t")
+	local wall=${t% *} kib=${t#* }
+	echo "$label: ${wall} s, peak RSS $((kib / 1024)) MiB"
+	if awk -v w="$wall" -v l="$limit" 'BEGIN{exit !(w > l)}' || [ "$kib" -gt $((1 << 20)) ]; then fail=1; fi
+}
+cli "runs show via coordinator" 5 runs show "$RUN" --coordinator "$ADDR"
+cli "report via coordinator" 15 report "$RUN" --coordinator "$ADDR" -o "$WORK/report.html"
+kill "$COORD"; wait "$COORD" 2>/dev/null || true; COORD=
+cli "runs show from file" 5 runs show "$RUN" --db "$DB"
+cli "report from file" 15 report "$RUN" --db "$DB" -o "$WORK/report.html"
+
+if awk -v p="$P99" 'BEGIN{exit !(p >= 100)}'; then echo "publish p99 $P99 ms: over the 100 ms budget"; fail=1; fi
+if [ "${RSS:-0}" -gt $((512 * 1024)) ]; then echo "coordinator peak RSS $((RSS / 1024)) MiB: over 512 MiB"; fail=1; fi
+exit $fail
