@@ -16,8 +16,8 @@ type WorkerSnapshot struct {
 }
 
 // PutInterval writes a merged interval of phase number phase (its index in
-// Run.phases) together with the worker snapshots it was merged from, in one
-// transaction: one commit per interval, whatever the number of workers.
+// Run.phases) and/or worker snapshots (m nil: snapshots only), in one
+// transaction, whatever the number of workers.
 func (s *Store) PutInterval(runID string, phase int, m *writepathv1.MergedInterval, snaps []WorkerSnapshot) error {
 	err := s.update(func(tx *bolt.Tx) error {
 		rb, wb, err := runIntervalBuckets(tx, runID)
@@ -38,7 +38,7 @@ func (s *Store) PutInterval(runID string, phase int, m *writepathv1.MergedInterv
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("put interval %s/%d/%d: %w", runID, phase, m.GetSeq(), err)
+		return fmt.Errorf("put interval %s/%d (%d snapshots): %w", runID, phase, len(snaps), err)
 	}
 	return nil
 }
