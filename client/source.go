@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/writepath/writepath/coordinator/store"
+	"github.com/writepath/writepath/internal/echo"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/results"
 )
@@ -93,7 +94,7 @@ func (f *File) ListRuns(_ context.Context, limit int) ([]*writepathv1.Run, error
 func (f *File) GetRun(_ context.Context, id string) (*writepathv1.Run, error) {
 	r, err := f.st.GetRun(id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, fmt.Errorf("%w: %s", results.ErrRunNotFound, id)
+		return nil, fmt.Errorf("%w: %s", results.ErrRunNotFound, echo.Clip(id))
 	}
 	return r, err
 }

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/writepath/writepath/coordinator/store"
+	"github.com/writepath/writepath/internal/echo"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 )
 
@@ -54,7 +55,7 @@ func Scan(ctx context.Context, st *store.Store, req *writepathv1.ReadRunRequest,
 	id := req.GetRunId()
 	rec, err := st.GetRun(id)
 	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("%w: %s", ErrRunNotFound, id)
+		return fmt.Errorf("%w: %s", ErrRunNotFound, echo.Clip(id))
 	}
 	if err != nil {
 		return err

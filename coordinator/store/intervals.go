@@ -38,7 +38,7 @@ func (s *Store) PutInterval(runID string, phase int, m *writepathv1.MergedInterv
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("put interval %s/%d (%d snapshots): %w", runID, phase, len(snaps), err)
+		return fmt.Errorf("put interval %s/%d (%d snapshots): %w", echo.Clip(runID), phase, len(snaps), err)
 	}
 	return nil
 }

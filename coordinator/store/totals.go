@@ -6,6 +6,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/writepath/writepath/internal/echo"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 )
 
@@ -29,7 +30,7 @@ func (s *Store) PutWorkerTotals(runID string, phase int, totals []*writepathv1.W
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("put worker totals %s/%d: %w", runID, phase, err)
+		return fmt.Errorf("put worker totals %s/%d: %w", echo.Clip(runID), phase, err)
 	}
 	return nil
 }
@@ -49,7 +50,7 @@ func (s *Store) WorkerTotals(runID string, fn func(phase int, t *writepathv1.Wor
 		return func() error { return fn(phase, t) }, nil
 	})
 	if err != nil {
-		return fmt.Errorf("worker totals of %s: %w", runID, err)
+		return fmt.Errorf("worker totals of %s: %w", echo.Clip(runID), err)
 	}
 	return nil
 }
