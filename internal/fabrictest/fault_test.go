@@ -180,8 +180,10 @@ func TestCoordinatorKilledRunInterrupted(t *testing.T) {
 	if got.GetRun().GetState() != writepathv1.RunState_RUN_STATE_INTERRUPTED || !strings.Contains(got.GetRun().GetReason(), "restarted") {
 		t.Errorf("run after restart: %v (%s); want INTERRUPTED", got.GetRun().GetState(), got.GetRun().GetReason())
 	}
-	if len(got.GetIntervals()) < 3 || len(got.GetWorkerIntervals()) < 6 {
-		t.Errorf("stored: %d intervals, %d worker snapshots; want >= 3 and >= 6", len(got.GetIntervals()), len(got.GetWorkerIntervals()))
+	// A merged interval is committed before its snapshots: the kill may
+	// have fallen between the two commits of the last one.
+	if n := len(got.GetIntervals()); n < 3 || len(got.GetWorkerIntervals()) < 2*(n-1) {
+		t.Errorf("stored: %d intervals, %d worker snapshots; want >= 3 and >= 2 per interval but the last", n, len(got.GetWorkerIntervals()))
 	}
 	eventually(t, "workers reconnect", func() error { return connected(ctx, ctl, 2) })
 	sub, err = ctl.SubmitRun(ctx, &writepathv1.SubmitRunRequest{Spec: fabrictest.SynthSpec(testkind.Spec{Ops: 50, Duration: 200 * time.Millisecond})})
