@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/writepath/writepath/results"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
+	"github.com/writepath/writepath/results"
 	"github.com/writepath/writepath/telemetry/blocktrace/series"
 )
 
