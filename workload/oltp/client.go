@@ -54,15 +54,34 @@ type client struct {
 	// as "other", as sysbench's driver counts them.
 	dry bool
 
+	// hook is the client's part of the run's CommitHook (zero without
+	// one), hookArgs its statement's arguments, inHook whether the step
+	// in flight is the hook's statement.
+	hook     CommitCallbacks
+	hookArgs []int64
+	inHook   bool
+
 	// mu guards ss.fd against interrupt, the only other goroutine that
 	// touches it (once, on cancellation).
 	mu          sync.Mutex
 	interrupted bool
 }
 
-func newClient(s *runState, ss *session, th *thread, stream uint64) (*client, error) {
-	c := &client{s: s, th: th, rnd: NewRand(s.o.Rand, stream), plan: newPlan(&s.o),
+// newClient makes client i of the run on session ss.
+func newClient(s *runState, ss *session, i int) (*client, error) {
+	c := &client{s: s, th: s.threads[i], rnd: NewRand(s.o.Rand, s.stream+uint64(i)), plan: newPlan(&s.o),
 		out: make([]byte, 0, 512), in: make([]byte, 4096), dry: s.o.DryRun}
+	if h := s.hook; h != nil {
+		n, err := hookArgs(h.SQL)
+		if err == nil && h.Client == nil {
+			err = errNoHook
+		}
+		if err != nil {
+			ss.close()
+			return nil, err
+		}
+		c.hook, c.hookArgs = h.Client(i), make([]int64, n)
+	}
 	if c.dry {
 		return c, nil
 	}
@@ -192,8 +211,10 @@ func (c *client) next(ctx context.Context) (intended, began time.Time, ok bool) 
 }
 
 // txn executes one transaction, retrying it after an ignorable error
-// (rolled back first) and after a lost connection (reconnected), as
-// Runner.Txn does.
+// (--mysql-ignore-errors, counted in Errors; rolled back first) and after
+// a lost connection (reconnected with backoff, counted in Reconnects). It
+// returns nil once the transaction committed, ctx.Err() when ctx ended, or
+// an error that ends the run (a missing table, an error not to ignore).
 func (c *client) txn(ctx context.Context) error {
 	for {
 		err := c.attempt()
@@ -221,12 +242,13 @@ func (c *client) txn(ctx context.Context) error {
 				}
 			}
 		default:
-			return txnError(o.Conn, fmt.Sprintf("sbtest%d", c.plan.steps[c.step].table), err)
+			return txnError(o.Conn, c.failedOn(), err)
 		}
 	}
 }
 
-// attempt is one try of the transaction: oltp_write_only.lua's event().
+// attempt is one try of the transaction: oltp_write_only.lua's event(),
+// with the commit hook's statement, if any, before COMMIT.
 func (c *client) attempt() error {
 	c.plan.draw(c.rnd, &c.s.o)
 	counts := c.th.counts
@@ -234,30 +256,85 @@ func (c *client) attempt() error {
 		counts.Other.Add(int64(len(c.plan.steps)))
 		return nil
 	}
-	for c.step = 0; c.step < len(c.plan.steps); c.step++ {
-		req, err := request(c.out, c.ss, &c.plan.steps[c.step])
-		if err != nil {
+	c.inHook = false
+	steps := c.plan.steps
+	if c.hook.Before == nil {
+		for c.step = range steps {
+			if err := c.statement(&steps[c.step]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	last := len(steps) // the hook's statement goes before COMMIT, if any
+	if !c.s.o.SkipTrx {
+		last--
+	}
+	for c.step = 0; c.step < last; c.step++ {
+		if err := c.statement(&steps[c.step]); err != nil {
 			return err
 		}
-		c.out = req
-		var began time.Time
-		if c.th.queries != nil { // --db-debug
-			began = time.Now()
-		}
-		rows, err := c.exec(req)
-		if c.th.queries != nil {
-			c.th.queries.add(time.Since(began))
-		}
-		if err != nil {
+	}
+	err := c.hooked(steps[last:])
+	if c.hook.After != nil {
+		c.hook.After(err == nil, err)
+	}
+	return err
+}
+
+// hooked runs the hook's statement and then rest (COMMIT, or nothing).
+func (c *client) hooked(rest []step) error {
+	c.hook.Before(c.hookArgs)
+	req, err := hookRequest(c.out, c.ss, c.s.hook.SQL, c.hookArgs)
+	if err != nil {
+		return err
+	}
+	c.out, c.inHook = req, true
+	if _, err := c.exec(req); err != nil {
+		return err
+	}
+	c.inHook = false
+	for i := range rest {
+		if err := c.statement(&rest[i]); err != nil {
 			return err
-		}
-		if k := c.plan.steps[c.step].kind; rows > 0 && k != kBegin && k != kCommit {
-			counts.Writes.Add(1)
-		} else {
-			counts.Other.Add(1)
 		}
 	}
 	return nil
+}
+
+// statement sends step s and counts it as sysbench does: rows changed is
+// a write; BEGIN, COMMIT and statements that changed nothing are "other".
+func (c *client) statement(s *step) error {
+	req, err := request(c.out, c.ss, s)
+	if err != nil {
+		return err
+	}
+	c.out = req
+	var began time.Time
+	if c.th.queries != nil { // --db-debug
+		began = time.Now()
+	}
+	rows, err := c.exec(req)
+	if c.th.queries != nil {
+		c.th.queries.add(time.Since(began))
+	}
+	if err != nil {
+		return err
+	}
+	if rows > 0 && s.kind != kBegin && s.kind != kCommit {
+		c.th.counts.Writes.Add(1)
+	} else {
+		c.th.counts.Other.Add(1)
+	}
+	return nil
+}
+
+// failedOn names what the failing step wrote to, for errors.
+func (c *client) failedOn() string {
+	if c.inHook {
+		return "the commit hook's statement"
+	}
+	return fmt.Sprintf("sbtest%d", c.plan.steps[c.step].table)
 }
 
 // exec sends one request and reads its answer: the rows affected, or the
@@ -319,7 +396,7 @@ func (c *client) reconnect(ctx context.Context) error {
 	}
 	c.mu.Unlock()
 	return redial(ctx, func() error {
-		ss, err := openSession(ctx, &c.s.o)
+		ss, err := openSession(ctx, &c.s.o, c.s.hookSQL())
 		if err == nil {
 			err = c.attach(ss)
 		}

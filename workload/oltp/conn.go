@@ -100,25 +100,11 @@ func (c *conn) exec(query string, args ...driver.Value) (int64, error) {
 	return res.RowsAffected()
 }
 
-// prepare makes a server-side prepared statement.
-func (c *conn) prepare(query string) (driver.Stmt, error) {
-	return c.dc.Prepare(query)
-}
-
 // close ends the connection (COM_QUIT when still healthy).
 func (c *conn) close() {
 	if c != nil && c.dc != nil {
 		_ = c.dc.Close()
 	}
-}
-
-// stmtExec runs a prepared statement and returns the rows it affected.
-func stmtExec(s driver.Stmt, args []driver.Value) (int64, error) {
-	res, err := s.Exec(args) //nolint:staticcheck // see conn.exec
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
 }
 
 // queryStrings runs a query and returns the first column of every row.

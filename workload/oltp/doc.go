@@ -49,8 +49,9 @@
 // runtime's asynchronous preemption off (internal/preempt); without, it is
 // correct but costs more CPU.
 //
-// The transaction loop is a library too: a Runner executes transactions on
-// one driver connection and goroutine, and lets a caller (the crash
-// harness) add a statement to each transaction and learn which commits the
-// server acknowledged. It allocates a few driver results per transaction.
+// The clients are a library too (Load, load.go): the crash harness runs
+// them with a CommitHook that adds a statement to each transaction (its
+// durability ledger's row) and learns which commits the server
+// acknowledged. Without a hook a transaction costs what the run phase's
+// does.
 package oltp

@@ -77,7 +77,7 @@ func (c ConnOptions) where() string {
 }
 
 // failure is what a failed transaction attempt calls for, decided as
-// sysbench decides it; Runner and the run phase's clients share it.
+// sysbench decides it.
 type failure int
 
 const (

@@ -25,6 +25,10 @@ type runState struct {
 	threads []*thread
 	clients []*client
 	total   counters // recorder counters shared by all threads
+	// hook, if not nil, takes part in every transaction (Load's callers);
+	// stream is the random stream of client 0 (client i draws stream+i).
+	hook   *CommitHook
+	stream uint64
 
 	// running counts clients still in their loop (after the end: those
 	// in an unfinished transaction).
@@ -137,11 +141,20 @@ func checkTables(ctx context.Context, o Options) error {
 	return nil
 }
 
+// newRunState connects the run's clients and waits for env.Start. Thread
+// i of worker w draws random stream w*threads+i, so workers never repeat
+// each other.
 func newRunState(ctx context.Context, o Options, env workload.Env, rec *workload.Recorder) (*runState, error) {
-	s := &runState{o: o, rec: rec, threads: make([]*thread, o.Threads)}
+	return startRunState(ctx, o, env, rec, uint64(env.Shard.Index*o.Threads), nil)
+}
+
+// startRunState is newRunState with the first client's random stream and
+// a commit hook (nil: none).
+func startRunState(ctx context.Context, o Options, env workload.Env, rec *workload.Recorder, stream uint64, hook *CommitHook) (*runState, error) {
+	s := &runState{o: o, rec: rec, threads: make([]*thread, o.Threads), hook: hook, stream: stream}
 	s.total = counters{trx: rec.Counter("transactions"), writes: rec.Counter("writes"), other: rec.Counter("other"),
 		errors: rec.Counter("errors"), reconnects: rec.Counter("reconnects"), late: rec.Counter("late")}
-	if err := s.connect(ctx, env.Shard); err != nil {
+	if err := s.connect(ctx); err != nil {
 		s.close()
 		return nil, err
 	}
@@ -168,17 +181,15 @@ func newRunState(ctx context.Context, o Options, env workload.Env, rec *workload
 	return s, nil
 }
 
-// connect opens every thread's connection in parallel. Thread i of
-// worker w draws random stream w*threads+i, so workers never repeat each
-// other.
-func (s *runState) connect(ctx context.Context, shard workload.Shard) error {
+// connect opens every thread's connection in parallel.
+func (s *runState) connect(ctx context.Context) error {
 	sessions := make([]*session, len(s.threads))
 	errs := make([]error, len(s.threads))
 	var wg sync.WaitGroup
 	for i := range s.threads {
 		wg.Go(func() {
 			if !s.o.DryRun { // --mysql-dry-run: no connection at all
-				ss, err := openSession(ctx, &s.o)
+				ss, err := openSession(ctx, &s.o, s.hookSQL())
 				if err != nil {
 					errs[i] = err
 					return
@@ -207,7 +218,7 @@ func (s *runState) connect(ctx context.Context, shard workload.Shard) error {
 		}
 	}
 	for i, ss := range sessions {
-		c, err := newClient(s, ss, s.threads[i], uint64(shard.Index*s.o.Threads+i))
+		c, err := newClient(s, ss, i)
 		if err != nil {
 			for _, ss := range sessions[i+1:] {
 				ss.quit()
@@ -217,6 +228,14 @@ func (s *runState) connect(ctx context.Context, shard workload.Shard) error {
 		s.clients = append(s.clients, c)
 	}
 	return nil
+}
+
+// hookSQL is the commit hook's statement, "" without one.
+func (s *runState) hookSQL() string {
+	if s.hook == nil {
+		return ""
+	}
+	return s.hook.SQL
 }
 
 func (s *runState) close() {

@@ -106,14 +106,15 @@ func assertRowCounts(t *testing.T, o Options) {
 func itoa(n int) string { return string(appendInt(nil, n)) }
 
 // TestDeadlockIsRetriedAndCounted forces a real InnoDB deadlock (1213)
-// inside a Runner's transaction: the transaction is rolled back, retried,
+// inside a client's transaction, at its commit hook's statement: the
+// transaction is rolled back, retried (a new attempt for the hook),
 // commits, and the error is counted as ignored.
 func TestDeadlockIsRetriedAndCounted(t *testing.T) {
 	s := testSpec("wp_deadlock", 2, 1000)
 	o := prepared(t, s)
-	o.Tables = 1 // the Runner stays off sbtest2, where the deadlock happens
+	o.Tables, o.Threads = 1, 1 // the client stays off sbtest2, where the deadlock happens
 	other := adminConn(t, o.Conn.DB)
-	// The other transaction is heavy, so InnoDB picks the Runner as victim.
+	// The other transaction is heavy, so InnoDB picks the client as victim.
 	for _, q := range []string{"BEGIN", "UPDATE sbtest2 SET k=k+1 WHERE id BETWEEN 10 AND 900", "UPDATE sbtest2 SET k=k+1 WHERE id=1"} {
 		if _, err := other.exec(q); err != nil {
 			t.Fatal(err)
@@ -121,46 +122,45 @@ func TestDeadlockIsRetriedAndCounted(t *testing.T) {
 	}
 	attempts, acked := 0, 0
 	otherDone := make(chan error, 1)
-	hook := Hook{
-		BeforeCommit: func(ctx context.Context, s Session) error {
-			attempts++
-			if attempts > 1 {
-				return nil
-			}
-			if _, err := s.Exec("UPDATE sbtest2 SET k=k+1 WHERE id=?", 2); err != nil {
-				return err
-			}
-			go func() {
-				time.Sleep(300 * time.Millisecond)
-				_, err := other.exec("UPDATE sbtest2 SET k=k+1 WHERE id=2") // closes the cycle
-				if err == nil {
-					_, err = other.exec("COMMIT")
+	// The hook's statement locks id 2, then waits for id 1 (it walks the
+	// key downwards); the other transaction then asks for id 2: a cycle.
+	hook := &CommitHook{SQL: "UPDATE sbtest2 SET k=k+1 WHERE id IN (?, ?) ORDER BY id DESC", Client: func(int) CommitCallbacks {
+		return CommitCallbacks{
+			Before: func(args []int64) {
+				args[0], args[1] = 1, 2
+				if attempts++; attempts > 1 {
+					return
 				}
-				otherDone <- err
-			}()
-			_, err := s.Exec("UPDATE sbtest2 SET k=k+1 WHERE id=?", 1)
-			return err
-		},
-		AfterCommit: func(ok bool, err error) {
-			if ok {
-				acked++
-			}
-		},
-	}
-	r, err := NewRunner(t.Context(), o, 7, hook)
+				go func() {
+					time.Sleep(300 * time.Millisecond)
+					_, err := other.exec("UPDATE sbtest2 SET k=k+1 WHERE id=2") // closes the cycle
+					if err == nil {
+						_, err = other.exec("COMMIT")
+					}
+					otherDone <- err
+				}()
+			},
+			After: func(ok bool, _ error) {
+				if ok {
+					acked++
+				}
+			},
+		}
+	}}
+	st, err := startRunState(t.Context(), o, workload.Env{}, workload.NewRecorder(time.Now()), 7, hook)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	if err := r.Txn(t.Context()); err != nil {
-		t.Fatalf("Txn = %v; want the deadlock retried", err)
+	defer st.close()
+	c := st.clients[0]
+	if err := c.txn(t.Context()); err != nil {
+		t.Fatalf("txn = %v; want the deadlock retried", err)
 	}
 	if err := <-otherDone; err != nil {
 		t.Fatalf("the other transaction: %v", err)
 	}
-	if got := r.Counts.Errors.Load(); got != 1 || attempts != 2 || acked != 1 || r.Counts.Transactions.Load() != 1 {
-		t.Errorf("errors %d, attempts %d, acked %d, transactions %d; want 1, 2, 1, 1",
-			got, attempts, acked, r.Counts.Transactions.Load())
+	if got := c.th.counts.Errors.Load(); got != 1 || attempts != 2 || acked != 1 {
+		t.Errorf("errors %d, attempts %d, acked %d; want 1, 2, 1", got, attempts, acked)
 	}
 }
 

@@ -21,19 +21,24 @@ type session struct {
 	// typed[t-1][kind-kIndexUpdate]: the statement's parameter types went
 	// with an execution already; the server keeps them.
 	typed [][4]bool
+	// hook is the CommitHook's prepared statement (0: none, or text);
+	// hookTyped as typed.
+	hook      uint32
+	hookTyped bool
 }
 
 // openSession connects and prepares every statement up front, as
 // sysbench's thread_init does, falling back to the text protocol where
-// the server cannot prepare one (as sysbench does).
-func openSession(ctx context.Context, o *Options) (*session, error) {
+// the server cannot prepare one (as sysbench does); hookSQL, if not
+// empty, is a CommitHook's statement, prepared last.
+func openSession(ctx context.Context, o *Options, hookSQL string) (*session, error) {
 	c, err := wire.Dial(ctx, mysqlConfig(o.Conn, true))
 	if err != nil {
 		return nil, connectError(o.Conn, err)
 	}
 	stop := context.AfterFunc(ctx, c.Interrupt)
 	s := &session{fd: -1, ids: make([][4]uint32, o.Tables), typed: make([][4]bool, o.Tables)}
-	err = s.prepare(c, o)
+	err = s.prepare(c, o, hookSQL)
 	if !stop() || err != nil {
 		c.Close()
 		if err == nil {
@@ -47,7 +52,7 @@ func openSession(ctx context.Context, o *Options) (*session, error) {
 	return s, nil
 }
 
-func (s *session) prepare(c *wire.Conn, o *Options) error {
+func (s *session) prepare(c *wire.Conn, o *Options, hookSQL string) error {
 	if o.TextProtocol {
 		return nil
 	}
@@ -83,6 +88,11 @@ func (s *session) prepare(c *wire.Conn, o *Options) error {
 			}
 		}
 	}
+	if hookSQL != "" {
+		if s.hook, err = prep(hookSQL); err != nil {
+			return fmt.Errorf("prepare the commit hook's %q on %s: %w", hookSQL, o.Conn.where(), err)
+		}
+	}
 	return nil
 }
 
@@ -99,6 +109,18 @@ func (s *session) close() {
 	if s.fd >= 0 {
 		_ = unix.Close(s.fd)
 		s.fd = -1
+	}
+}
+
+// The statements of oltp_common.lua, per table.
+type statementSQL struct{ indexUpdate, nonIndexUpdate, delete, insert string }
+
+func tableSQL(n int) statementSQL {
+	return statementSQL{
+		indexUpdate:    fmt.Sprintf("UPDATE sbtest%d SET k=k+1 WHERE id=?", n),
+		nonIndexUpdate: fmt.Sprintf("UPDATE sbtest%d SET c=? WHERE id=?", n),
+		delete:         fmt.Sprintf("DELETE FROM sbtest%d WHERE id=?", n),
+		insert:         fmt.Sprintf("INSERT INTO sbtest%d (id, k, c, pad) VALUES (?, ?, ?, ?)", n),
 	}
 }
 

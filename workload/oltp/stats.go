@@ -2,10 +2,17 @@ package oltp
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/writepath/writepath/hist"
 )
+
+// Counts are one client's running totals, counted as sysbench counts
+// them. They are updated by the client's goroutine and may be read by any.
+type Counts struct {
+	Transactions, Writes, Other, Errors, Reconnects atomic.Int64
+}
 
 // threadStats are one run thread's latencies for the local report and the
 // final summary. Only its own thread records; the reporter swaps the
