@@ -28,7 +28,8 @@ func measured(s *Summary) *PhaseSummary {
 }
 
 // Compare lines up the measured phases of two runs: per operation the
-// rate and p50/p99/p99.9 (from each run's merged histograms), then MB/s.
+// rate, its own MB/s where it moves bytes, and p50/p99/p99.9 (p95 too for
+// transactions), from each run's merged histograms.
 func Compare(a, b *Summary) []CompareRow {
 	pa, pb := measured(a), measured(b)
 	if pa == nil || pb == nil {
@@ -42,7 +43,7 @@ func Compare(a, b *Summary) []CompareRow {
 	for _, oa := range pa.Merged.Ops {
 		ob, ok := opsB[oa.Op]
 		delete(opsB, oa.Op)
-		for _, m := range opMetrics {
+		for _, m := range compareMetrics(a.Kind, oa, ob) {
 			r := row(oa.Op, m.name, m.get(oa), m.get(ob))
 			if !ok {
 				r.Missing = "B"
@@ -55,20 +56,30 @@ func Compare(a, b *Summary) []CompareRow {
 			rows = append(rows, CompareRow{Op: ob.Op, Metric: "ops/s", B: ob.OpsPerSec, Missing: "A"})
 		}
 	}
-	if pa.Merged.MBPerSec > 0 || pb.Merged.MBPerSec > 0 {
-		rows = append(rows, row("", "MB/s", pa.Merged.MBPerSec, pb.Merged.MBPerSec))
-	}
 	return rows
 }
 
-var opMetrics = []struct {
+type opMetric struct {
 	name string
 	get  func(OpSummary) float64
-}{
-	{"ops/s", func(o OpSummary) float64 { return o.OpsPerSec }},
-	{"p50 ms", func(o OpSummary) float64 { return o.P50Ms }},
-	{"p99 ms", func(o OpSummary) float64 { return o.P99Ms }},
-	{"p99.9 ms", func(o OpSummary) float64 { return o.P999Ms }},
+}
+
+// compareMetrics are the rows of one operation: for a kind's transactions
+// tps and p95; else ops/s and, where either run moved bytes, MB/s.
+func compareMetrics(kind string, a, b OpSummary) []opMetric {
+	rate := opMetric{"ops/s", func(o OpSummary) float64 { return o.OpsPerSec }}
+	out := []opMetric{rate}
+	if Transactional(kind) {
+		out[0].name = "tps"
+	} else if a.MBPerSec > 0 || b.MBPerSec > 0 {
+		out = append(out, opMetric{"MB/s", func(o OpSummary) float64 { return o.MBPerSec }})
+	}
+	out = append(out, opMetric{"p50 ms", func(o OpSummary) float64 { return o.P50Ms }})
+	if Transactional(kind) {
+		out = append(out, opMetric{"p95 ms", func(o OpSummary) float64 { return o.P95Ms }})
+	}
+	return append(out, opMetric{"p99 ms", func(o OpSummary) float64 { return o.P99Ms }},
+		opMetric{"p99.9 ms", func(o OpSummary) float64 { return o.P999Ms }})
 }
 
 func row(op, metric string, a, b float64) CompareRow {

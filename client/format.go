@@ -29,21 +29,26 @@ func WriteSummary(w io.Writer, s *Summary) error {
 	if err := writeHost(w, s.Host); err != nil {
 		return err
 	}
+	cols := summaryOpColumns(s)
 	for _, p := range s.Phases {
 		fmt.Fprintf(w, "\nphase %s: %s, %d intervals, %.1fs\n", p.Phase, p.State, p.Intervals, p.Merged.Seconds)
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "\tworker\top\tcount\tops/s\tMB/s\tp50 ms\tp99 ms\tp99.9 ms\tmax ms\tskew ms\t")
-		writeTotals(tw, "merged", "", p.Merged)
+		fmt.Fprint(tw, "\tworker\top\tcount\t")
+		for _, c := range cols {
+			fmt.Fprintf(tw, "%s\t", c.name)
+		}
+		fmt.Fprintln(tw, "skew ms\t")
+		writeTotals(tw, cols, "merged", "", p.Merged)
 		for _, ws := range p.Workers {
 			note := fmt.Sprintf("%.2f", ws.StartSkewMs)
 			if ws.Lost {
 				note += " LOST"
 			}
 			if s.WorkerIntervalsPruned != "" && !ws.has() {
-				fmt.Fprintf(tw, "\t%s\tpruned\t\t\t\t\t\t\t\t%s\t\n", ws.Worker, note)
+				fmt.Fprintf(tw, "\t%s\tpruned\t\t%s%s\t\n", ws.Worker, strings.Repeat("\t", len(cols)), note)
 				continue
 			}
-			writeTotals(tw, ws.Worker, note, ws.Totals)
+			writeTotals(tw, cols, ws.Worker, note, ws.Totals)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -79,18 +84,48 @@ func (s *Summary) workerTotals() bool {
 // has reports whether the worker has totals: any time covered.
 func (t *Totals) has() bool { return t.Seconds > 0 || len(t.Ops) > 0 }
 
-func writeTotals(w io.Writer, who, note string, t Totals) {
+// opColumn is one column of a summary's operation rows.
+type opColumn struct {
+	name string
+	get  func(o OpSummary) string
+}
+
+// summaryOpColumns are the operation columns of a run's kind:
+// transactions per second and sysbench's p95 for oltp and crash; ops/s
+// and each op's own MB/s for the others.
+func summaryOpColumns(s *Summary) []opColumn {
+	f3 := func(v float64) string { return fmt.Sprintf("%.3f", v) }
+	lat := []opColumn{{"p50 ms", func(o OpSummary) string { return f3(o.P50Ms) }}}
+	if Transactional(s.Kind) {
+		lat = append(lat, opColumn{"p95 ms", func(o OpSummary) string { return f3(o.P95Ms) }})
+	}
+	lat = append(lat, opColumn{"p99 ms", func(o OpSummary) string { return f3(o.P99Ms) }},
+		opColumn{"p99.9 ms", func(o OpSummary) string { return f3(o.P999Ms) }},
+		opColumn{"max ms", func(o OpSummary) string { return f3(o.MaxMs) }})
+	if Transactional(s.Kind) {
+		return append([]opColumn{{"tps", func(o OpSummary) string { return fmt.Sprintf("%.1f", o.OpsPerSec) }}}, lat...)
+	}
+	rate := func(o OpSummary) string { return fmt.Sprintf("%.0f", o.OpsPerSec) }
+	mb := func(o OpSummary) string {
+		if o.MBPerSec == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%.2f", o.MBPerSec)
+	}
+	return append([]opColumn{{"ops/s", rate}, {"MB/s", mb}}, lat...)
+}
+
+func writeTotals(w io.Writer, cols []opColumn, who, note string, t Totals) {
 	if len(t.Ops) == 0 {
-		fmt.Fprintf(w, "\t%s\t-\t0\t0\t%.2f\t\t\t\t\t%s\t\n", who, t.MBPerSec, note)
+		fmt.Fprintf(w, "\t%s\t-\t0\t%s%s\t\n", who, strings.Repeat("\t", len(cols)), note)
 		return
 	}
-	for i, o := range t.Ops {
-		mb := ""
-		if i == 0 {
-			mb = fmt.Sprintf("%.2f", t.MBPerSec)
+	for _, o := range t.Ops {
+		fmt.Fprintf(w, "\t%s\t%s\t%d\t", who, o.Op, o.Count)
+		for _, c := range cols {
+			fmt.Fprintf(w, "%s\t", c.get(o))
 		}
-		fmt.Fprintf(w, "\t%s\t%s\t%d\t%.0f\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t\n", who, o.Op, o.Count, o.OpsPerSec, mb,
-			o.P50Ms, o.P99Ms, o.P999Ms, o.MaxMs, note)
+		fmt.Fprintf(w, "%s\t\n", note)
 		who, note = "", ""
 	}
 }

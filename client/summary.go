@@ -26,15 +26,22 @@ type OpSummary struct {
 	MeanMs    float64 `json:"mean_ms"`
 	P50Ms     float64 `json:"p50_ms"`
 	P90Ms     float64 `json:"p90_ms"`
-	P99Ms     float64 `json:"p99_ms"`
-	P999Ms    float64 `json:"p99_9_ms"`
-	MaxMs     float64 `json:"max_ms"`
+	// P95Ms is sysbench's default percentile.
+	P95Ms  float64 `json:"p95_ms"`
+	P99Ms  float64 `json:"p99_ms"`
+	P999Ms float64 `json:"p99_9_ms"`
+	MaxMs  float64 `json:"max_ms"`
+	// MBPerSec is the bytes this operation moved (its "<op>_bytes"
+	// counter) per second; 0 for an operation that moves none.
+	MBPerSec float64 `json:"mb_per_sec,omitempty"`
 }
 
 // Totals are the numbers of one span: a phase merged, or one worker.
 type Totals struct {
-	Seconds  float64          `json:"seconds"`
-	Ops      []OpSummary      `json:"ops"`
+	Seconds float64 `json:"seconds"`
+	// Ops are in the order lines show them (the write path first).
+	Ops []OpSummary `json:"ops"`
+	// Bytes and MBPerSec are every operation's bytes together.
 	Bytes    int64            `json:"bytes"`
 	MBPerSec float64          `json:"mb_per_sec"`
 	Counters map[string]int64 `json:"counters"`
@@ -61,7 +68,7 @@ type PhaseSummary struct {
 	Workers   []WorkerSummary `json:"workers"`
 	// Devices and InnoDB are the phase's telemetry, per worker.
 	Devices []DeviceSummary `json:"devices,omitempty"`
-	InnoDB  []GaugeSummary  `json:"innodb,omitempty"`
+	InnoDB  []InnoDBSummary `json:"innodb,omitempty"`
 }
 
 // Summary is a run as a person reads it.
@@ -90,12 +97,23 @@ func Summarize(r *results.Run) (*Summary, error) {
 		s.WorkerIntervalsPruned = t.AsTime().UTC().Format(time.RFC3339)
 	}
 	for _, ph := range r.Phases {
-		s.Phases = append(s.Phases, summarizePhase(ph))
+		s.Phases = append(s.Phases, summarizePhase(ph, phaseIntervals(r, ph.Name())))
 	}
 	return s, nil
 }
 
-func summarizePhase(ph *results.Phase) PhaseSummary {
+// phaseIntervals are a phase's merged intervals, in order.
+func phaseIntervals(r *results.Run, phase string) []*writepathv1.MergedInterval {
+	var out []*writepathv1.MergedInterval
+	for _, mi := range r.Intervals {
+		if mi.GetPhase() == phase {
+			out = append(out, mi)
+		}
+	}
+	return out
+}
+
+func summarizePhase(ph *results.Phase, ivs []*writepathv1.MergedInterval) PhaseSummary {
 	rec := ph.Record
 	ps := PhaseSummary{Phase: rec.GetName(), State: strings.ToLower(strings.TrimPrefix(rec.GetState().String(), "PHASE_STATE_")),
 		Intervals: ph.Intervals, Merged: totals(ph.Merged)}
@@ -107,7 +125,7 @@ func summarizePhase(ph *results.Phase) PhaseSummary {
 		ps.Workers = append(ps.Workers, WorkerSummary{Worker: pw.GetWorker(), Lost: pw.GetLost(), Error: pw.GetError(),
 			StartSkewMs: ms(pw.GetStartSkew().AsDuration().Nanoseconds()), Totals: totals(t)})
 	}
-	summarizeTelemetry(&ps, ph)
+	summarizeTelemetry(&ps, ph, ivs)
 	return ps
 }
 
@@ -119,8 +137,13 @@ func totals(t *results.Totals) Totals {
 			out.Series = append(out.Series, seriesSummary(s, t.Histogram(n), t.Seconds))
 			continue
 		}
-		out.Ops = append(out.Ops, opSummary(n, t.Histogram(n), t.Seconds))
+		o := opSummary(n, t.Histogram(n), t.Seconds)
+		if b, ok := t.Counters[n+"_"+BytesSuffix]; ok && t.Seconds > 0 {
+			o.MBPerSec = float64(b) / t.Seconds / 1e6
+		}
+		out.Ops = append(out.Ops, o)
 	}
+	slices.SortStableFunc(out.Ops, func(a, b OpSummary) int { return opRank(a.Op) - opRank(b.Op) })
 	for k, v := range t.Counters {
 		if strings.HasSuffix(k, BytesSuffix) {
 			out.Bytes += v
@@ -133,9 +156,9 @@ func totals(t *results.Totals) Totals {
 }
 
 func opSummary(op string, h *hist.Histogram, seconds float64) OpSummary {
-	ps := h.Percentiles([]float64{50, 90, 99, 99.9})
+	ps := h.Percentiles([]float64{50, 90, 95, 99, 99.9})
 	s := OpSummary{Op: op, Count: h.Count(), MinMs: ms(h.Min()), MeanMs: h.Mean() / 1e6,
-		P50Ms: ms(ps[0]), P90Ms: ms(ps[1]), P99Ms: ms(ps[2]), P999Ms: ms(ps[3]), MaxMs: ms(h.Max())}
+		P50Ms: ms(ps[0]), P90Ms: ms(ps[1]), P95Ms: ms(ps[2]), P99Ms: ms(ps[3]), P999Ms: ms(ps[4]), MaxMs: ms(h.Max())}
 	if seconds > 0 {
 		s.OpsPerSec = float64(h.Count()) / seconds
 	}

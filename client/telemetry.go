@@ -93,24 +93,6 @@ var summaryColumns = []DeviceColumn{
 // (results.DeviceFigures: the one formula for lines and summaries).
 func DeviceFigures(d *writepathv1.DeviceStats) diskstats.Stats { return results.DeviceFigures(d) }
 
-// InnoDB gauges, as workload/oltp records them from telemetry/mysqlstatus,
-// with the names workload/crash uses as fallbacks.
-var (
-	gaugeLogWaits = []string{"innodb.log_waits"}
-	gaugeDirty    = []string{"innodb.pages_dirty", "pages_dirty"}
-	gaugeCkptAge  = []string{"innodb.checkpoint_age_bytes", "checkpoint_age"}
-)
-
-// gauge returns the first of names present in g.
-func gauge(g map[string]int64, names []string) (int64, bool) {
-	for _, n := range names {
-		if v, ok := g[n]; ok {
-			return v, true
-		}
-	}
-	return 0, false
-}
-
 // TelemetryText is the telemetry part of an interval line: per worker and
 // device the line columns, and the InnoDB gauges (log_waits is the
 // increase over the last status sample, ~1 s; dirty pages; checkpoint age
@@ -160,13 +142,21 @@ func writeDevices(b *strings.Builder, who string, devs []*writepathv1.DeviceStat
 }
 
 func writeInnoDB(b *strings.Builder, who string, g map[string]int64) {
-	waits, ok1 := gauge(g, gaugeLogWaits)
-	dirty, ok2 := gauge(g, gaugeDirty)
-	age, ok3 := gauge(g, gaugeCkptAge)
-	if !ok1 && !ok2 && !ok3 {
-		return
+	var parts []string
+	for _, m := range InnoDBMetrics {
+		v, ok := m.Latest(g)
+		if !ok {
+			continue
+		}
+		p := m.Key + " " + figure(v)
+		if m.Unit == "MiB" {
+			p += " MiB"
+		}
+		parts = append(parts, p)
 	}
-	fmt.Fprintf(b, "  | %sinnodb log_waits %d dirty %d ckpt_age %.1f MiB", who, waits, dirty, float64(age)/(1<<20))
+	if len(parts) > 0 {
+		fmt.Fprintf(b, "  | %sinnodb %s", who, strings.Join(parts, " "))
+	}
 }
 
 // figure prints a value with about three significant digits.

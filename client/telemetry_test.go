@@ -50,7 +50,7 @@ func TestTelemetryText(t *testing.T) {
 		want, not []string
 	}{
 		{Show{IOStat: true}, []string{"| vda w/s 2000 wkB/s 8000 wrqm/s 0 w_await 0.50 aqu-sz 4.00 %util 90.0"}, []string{"innodb", "w1:"}},
-		{Show{InnoDB: true}, []string{"| innodb log_waits 3 dirty 1200 ckpt_age 50.0 MiB"}, []string{"vda"}},
+		{Show{InnoDB: true}, []string{"| innodb log_waits/s 3.00 dirty 1200 ckpt_age 50.0 MiB"}, []string{"vda"}},
 		{Show{}, nil, []string{"|"}},
 	} {
 		got := TelemetryText(mi, tt.show)
@@ -80,7 +80,7 @@ func TestDeviceSummaryIsExactOverWindows(t *testing.T) {
 	}
 	r := reduced(t, &writepathv1.Run{Id: "r", Phases: []*writepathv1.PhaseRecord{{Name: "run"}}}, ivs, nil)
 	ps := PhaseSummary{Phase: "run"}
-	summarizeTelemetry(&ps, r.Phases[0])
+	summarizeTelemetry(&ps, r.Phases[0], r.Intervals)
 	if len(ps.Devices) != 1 {
 		t.Fatalf("devices = %+v; want one", ps.Devices)
 	}

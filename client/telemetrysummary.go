@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/results"
 )
 
@@ -24,18 +25,20 @@ type DeviceSummary struct {
 	Max       map[string]float64 `json:"max"`
 }
 
-// GaugeSummary is one worker's gauge over a phase: mean and max of its
-// values at the interval ends.
-type GaugeSummary struct {
+// InnoDBSummary is one worker's InnoDB metric over a phase: a counter's
+// rate from its summed increase over the summed time, or a level's mean;
+// Max is the highest interval. Unit is the metric's (MB/s, /s, pages, MiB).
+type InnoDBSummary struct {
 	Worker string  `json:"worker"`
-	Gauge  string  `json:"gauge"`
+	Metric string  `json:"metric"`
+	Unit   string  `json:"unit"`
 	Mean   float64 `json:"mean"`
-	Max    int64   `json:"max"`
+	Max    float64 `json:"max"`
 }
 
 // summarizeTelemetry adds the phase's device and InnoDB summaries from its
-// telemetry windows.
-func summarizeTelemetry(ps *PhaseSummary, ph *results.Phase) {
+// telemetry windows and its merged intervals (ivs, in order).
+func summarizeTelemetry(ps *PhaseSummary, ph *results.Phase, ivs []*writepathv1.MergedInterval) {
 	for _, w := range ph.Devices {
 		mean := w.Mean()
 		ds := DeviceSummary{Worker: w.Worker, Device: w.Device, Intervals: w.Intervals, Seconds: w.Window.Seconds(),
@@ -46,9 +49,13 @@ func summarizeTelemetry(ps *PhaseSummary, ph *results.Phase) {
 		}
 		ps.Devices = append(ps.Devices, ds)
 	}
-	for _, g := range ph.Gauges {
-		if strings.HasPrefix(g.Gauge, "innodb.") || slices.Contains(gaugeDirty, g.Gauge) || slices.Contains(gaugeCkptAge, g.Gauge) {
-			ps.InnoDB = append(ps.InnoDB, GaugeSummary{Worker: g.Worker, Gauge: g.Gauge, Mean: g.Mean(), Max: g.Max})
+	gauges := GaugesByWorker(ivs)
+	slices.SortFunc(gauges, func(a, b WorkerGauges) int { return strings.Compare(a.Worker, b.Worker) })
+	for _, g := range gauges {
+		for _, m := range InnoDBMetrics {
+			if mean, peak, ok := m.Window(g, 0); ok {
+				ps.InnoDB = append(ps.InnoDB, InnoDBSummary{Worker: g.Worker, Metric: m.Key, Unit: m.Unit, Mean: mean, Max: peak})
+			}
 		}
 	}
 }
@@ -73,11 +80,11 @@ func writeTelemetry(w io.Writer, p PhaseSummary) error {
 		}
 	}
 	if len(p.InnoDB) > 0 {
-		fmt.Fprintln(w, "  innodb (gauges at interval ends):")
+		fmt.Fprintln(w, "  innodb (counters as rates over the phase, levels as their mean; max of an interval):")
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "\tworker\tgauge\tmean\tmax\t")
+		fmt.Fprintln(tw, "\tworker\tmetric\tunit\tmean\tmax\t")
 		for _, g := range p.InnoDB {
-			fmt.Fprintf(tw, "\t%s\t%s\t%.1f\t%d\t\n", g.Worker, g.Gauge, g.Mean, g.Max)
+			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s\t%s\t\n", g.Worker, g.Metric, g.Unit, figure(g.Mean), figure(g.Max))
 		}
 		return tw.Flush()
 	}

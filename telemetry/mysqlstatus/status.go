@@ -152,8 +152,11 @@ type Metric struct {
 }
 
 // Metrics returns the sample as named values: increases over the interval
-// for counters ("innodb.log_waits", ...) and current values for gauges
-// ("innodb.checkpoint_age_bytes", ...). Names are stable; units are in them.
+// for counters ("innodb.log_waits", ...), the cumulative counters too
+// ("innodb.log_waits_total", ...: any window's increase is the difference
+// of two readings, whatever the interval) and current values for gauges
+// ("innodb.checkpoint_age_bytes", ...). Names are stable; units are in
+// them ("_bytes"; innodb.os_log_written_total counts bytes).
 func (s Sample) Metrics() []Metric {
 	return []Metric{
 		{"innodb.log_waits", int64(s.Delta.LogWaits)},
@@ -161,6 +164,11 @@ func (s Sample) Metrics() []Metric {
 		{"innodb.dblwr_pages_written", int64(s.Delta.DblwrPagesWritten)},
 		{"innodb.os_log_written_bytes", int64(s.Delta.OSLogWritten)},
 		{"innodb.data_fsyncs", int64(s.Delta.DataFsyncs)},
+		{"innodb.log_waits_total", int64(s.Total.LogWaits)},
+		{"innodb.dblwr_writes_total", int64(s.Total.DblwrWrites)},
+		{"innodb.dblwr_pages_written_total", int64(s.Total.DblwrPagesWritten)},
+		{"innodb.os_log_written_total", int64(s.Total.OSLogWritten)},
+		{"innodb.data_fsyncs_total", int64(s.Total.DataFsyncs)},
 		{"innodb.pages_dirty", s.PagesDirty},
 		{"innodb.data_pending_writes", s.PendingWrites},
 		{"innodb.lsn", int64(s.Log.LSN)},
