@@ -29,6 +29,7 @@ command -v sysbench >/dev/null || { echo "bench/oltp.sh: sysbench not found (apt
 [ -x /usr/bin/time ] || { echo "bench/oltp.sh: /usr/bin/time not found (apt-get install time)" >&2; exit 1; }
 
 WORK=$(mktemp -d /tmp/wp-bench-XXXX)
+chmod 711 "$WORK" # the managed server's account (mysql) must enter it
 WP="$WORK/writepath"
 OB="$WORK/oltpbench"
 (cd "$ROOT" && go build -o "$WP" ./cmd/writepath && go build -o "$OB" ./bench/oltpbench)
@@ -43,11 +44,12 @@ trap 'exit 130' INT TERM
 SOCK=$("$WP" mysqld status --dir "$DIR" | awk '/socket:/ {print $2}')
 VERSION=$("$WP" mysqld status --dir "$DIR" | awk -F'[()]' '/server:/ {print $2}')
 
-CONN=(--mysql-socket="$SOCK" --mysql-user=root --mysql-db=sbtest --tables="$TABLES" --table-size="$SIZE")
+PW=$(cat "$DIR/root.password") # root's random password (mode 0600)
+CONN=(--mysql-socket="$SOCK" --mysql-user=root --mysql-password="$PW" --mysql-db=sbtest --tables="$TABLES" --table-size="$SIZE")
 SB=(sysbench oltp_write_only --db-driver=mysql "${CONN[@]}")
 WPO=("$OB")
 
-sql() { mariadb -S "$SOCK" -uroot -N -e "$1" 2>/dev/null || mysql -S "$SOCK" -uroot -N -e "$1"; }
+sql() { MYSQL_PWD=$PW mariadb -S "$SOCK" -uroot -N -e "$1" 2>/dev/null || MYSQL_PWD=$PW mysql -S "$SOCK" -uroot -N -e "$1"; }
 
 # timed OUT CMD...: runs CMD, output to OUT, "elapsed user sys" to OUT.time.
 timed() { local out=$1; shift; /usr/bin/time -f "%e %U %S" -o "$out.time" "$@" >"$out" 2>"$out.err"; }

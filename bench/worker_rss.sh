@@ -16,6 +16,7 @@ TIME=${TIME:-20}
 BUDGET_MIB=${BUDGET_MIB:-100}
 
 WORK=$(mktemp -d /tmp/wp-rss-XXXX)
+chmod 711 "$WORK" # the managed server's account (mysql) must enter it
 WP="$WORK/writepath"
 (cd "$ROOT" && go build -o "$WP" ./cmd/writepath)
 
@@ -23,7 +24,7 @@ PIDS=()
 cleanup() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
-	"$WP" mysqld stop --dir "$WORK/db" >/dev/null 2>&1 || true
+	"$WP" mysqld stop --dir "$WORK/data/db" >/dev/null 2>&1 || true
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -56,10 +57,12 @@ report "worker idle, registered"
 	--bs=4k --numjobs=4 --size=256M --direct=1 --time_based --runtime="$TIME" >"$WORK/fio.out"
 report "after fio: 4 libaio jobs, iodepth 32"
 
-"$WP" mysqld init --dir "$WORK/db" --set innodb_buffer_pool_size=512M >/dev/null
-"$WP" mysqld start --dir "$WORK/db" >/dev/null
-SOCK=$("$WP" mysqld status --dir "$WORK/db" | awk '/socket:/ {print $2}')
-CONN=(--mysql-socket="$SOCK" --mysql-user=root --tables=8 --table-size=10000)
+"$WP" mysqld init --dir "$WORK/data/db" --set innodb_buffer_pool_size=512M >/dev/null
+"$WP" mysqld start --dir "$WORK/data/db" >/dev/null
+SOCK=$("$WP" mysqld status --dir "$WORK/data/db" | awk '/socket:/ {print $2}')
+# The server is inside the worker's data dir: its socket and password file
+# pass the worker's guard without an --allow-mysql.
+CONN=(--mysql-socket="$SOCK" --mysql-user=root --mysql-password-file="$WORK/data/db/root.password" --tables=8 --table-size=10000)
 "$WP" run oltp prepare --coordinator "$ADDR" --show none "${CONN[@]}" --threads=8 >"$WORK/prepare.out"
 report "after oltp prepare: 8 threads"
 "$WP" run oltp run --coordinator "$ADDR" --show none "${CONN[@]}" --threads=64 --time="$TIME" >"$WORK/oltp.out"

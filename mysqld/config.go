@@ -53,14 +53,22 @@ func merge(base, overrides []Setting) []Setting {
 	return out
 }
 
-// baseSettings is the part of my.cnf that places the instance: paths, port,
-// and what a sandbox needs to coexist with other servers on the host.
-func (in *Instance) baseSettings() []Setting {
+// baseSettings is the part of my.cnf that places the instance: paths, the
+// account it runs as, no TCP unless asked for, and what a sandbox needs to
+// coexist with other servers on the host.
+func (in *Instance) baseSettings(u osUser, initFile bool) []Setting {
 	s := []Setting{
 		{"datadir", in.DataDir()},
 		{"socket", in.socket},
-		{"port", strconv.Itoa(in.port)},
-		{"bind-address", "127.0.0.1"},
+	}
+	if in.listen == "" {
+		// Only the socket, in a 0700 directory: nobody else on the host
+		// reaches the server at all.
+		s = append(s, Setting{"skip-networking", ""})
+	} else {
+		s = append(s, Setting{"port", strconv.Itoa(in.port)}, Setting{"bind-address", in.listen})
+	}
+	s = append(s, []Setting{
 		{"pid-file", in.PIDFile()},
 		{"log-error", in.ErrorLogPath()},
 		// Its own tmpdir: implicit temporary tables of one server must not
@@ -70,10 +78,15 @@ func (in *Instance) baseSettings() []Setting {
 		// Many client threads on a small sandbox: the defaults (151) are
 		// too few for --threads 256.
 		{"max_connections", "1000"},
-	}
+	}...)
 	if os.Geteuid() == 0 {
-		// mysqld refuses to run as root unless told to.
-		s = append(s, Setting{"user", "root"})
+		// Started by root, the server drops to its own account (mysqld
+		// refuses to run as root unless told to, which is the last resort
+		// when no mysql account exists).
+		s = append(s, Setting{"user", u.name})
+	}
+	if initFile {
+		s = append(s, Setting{"init-file", in.initFile()})
 	}
 	if in.version.Flavor == MySQL && in.version.AtLeast(8, 0) {
 		// X Plugin listens on 33060 by default and would clash with any
@@ -95,12 +108,17 @@ func renderCnf(settings []Setting) string {
 }
 
 // writeCnf writes DIR/my.cnf from the base and the instance's overrides,
-// and makes the tmpdir it names.
-func (in *Instance) writeCnf() error {
-	if err := os.MkdirAll(in.TmpDir(), 0o750); err != nil {
-		return fmt.Errorf("tmpdir: %w", err)
+// after making the directories it names for the server's account; with
+// initFile the server runs the one-shot init file at this start.
+func (in *Instance) writeCnf(initFile bool) error {
+	if err := in.prepareLayoutLocked(); err != nil {
+		return err
 	}
-	text := renderCnf(merge(in.baseSettings(), in.settings))
+	u, err := in.serverUserLocked()
+	if err != nil {
+		return err
+	}
+	text := renderCnf(merge(in.baseSettings(u, initFile), in.settings))
 	if err := os.WriteFile(in.CnfPath(), []byte(text), 0o644); err != nil {
 		return fmt.Errorf("write my.cnf: %w", err)
 	}

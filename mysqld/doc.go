@@ -18,15 +18,19 @@
 //
 // # Layout of an instance directory
 //
-//	DIR/my.cnf         generated configuration
-//	DIR/data/          datadir
-//	DIR/tmp/           tmpdir (never the shared /tmp)
-//	DIR/error.log      server error log
-//	DIR/mysqld.pid     pid file written by the server
-//	DIR/instance.json  binary, port, socket, pid: how Open finds it again
+//	DIR/my.cnf           generated configuration
+//	DIR/data/            datadir (the server's account's)
+//	DIR/tmp/             tmpdir (never the shared /tmp)
+//	DIR/run/             mode 0700, the server's account's: socket, pid file,
+//	                     the one-shot init file that sets root's password
+//	DIR/error.log        server error log
+//	DIR/root.password    root's random password (mode 0600, the caller's)
+//	DIR/instance.json    binary, port, listen, socket, pid: how Open finds it again
 //
-// The Unix socket lives in DIR when the path fits the 108-byte sun_path
-// limit, else in a short directory under the system temp dir.
+// The Unix socket lives in DIR/run when the path fits the 108-byte sun_path
+// limit, else in a short private directory under the system temp dir. TCP
+// is off unless Options.Listen; started by root the server runs as the
+// mysql account (DefaultServerUser) when it exists.
 //
 // This package imports nothing else of writepath and no SQL driver: it tells
 // a ready server by the handshake packet the server sends on connect.

@@ -29,10 +29,15 @@ type Options struct {
 	Binary string
 	// Dir is the instance directory; it is created if missing.
 	Dir string
-	// Port is the TCP port on 127.0.0.1; 0 picks a free one.
+	// Port is the TCP port, used only with Listen; 0 picks a free one.
 	Port int
-	// Socket is the Unix socket path; empty puts it in Dir when the path is
-	// short enough, else in a short temporary directory.
+	// Listen is the address the server listens on for TCP ("127.0.0.1",
+	// or another when the load generator runs elsewhere); empty listens on
+	// the Unix socket only (skip-networking).
+	Listen string
+	// Socket is the Unix socket path; empty puts it in DIR/run (mode 0700,
+	// the server's account's) when the path is short enough, else in a
+	// short private temporary directory.
 	Socket string
 	// Settings override the base my.cnf, in order (later wins).
 	Settings []Setting
@@ -57,6 +62,7 @@ type Instance struct {
 	exec    func(string) (string, error) // Options.Exec; nil runs binary as is
 	dir     string
 	port    int
+	listen  string
 	socket  string
 	version Version
 	detach  bool
@@ -65,13 +71,22 @@ type Instance struct {
 
 	mu       sync.Mutex // serialises lifecycle calls and protects the fields below
 	settings []Setting
-	proc     *process // nil when not started by this Instance (or stopped)
-	tmpSock  string   // short temp dir holding the socket, removed by Close
+	// pwApplied says the datadir's root accounts have the password of
+	// DIR/root.password (false after Init and Restore: the next start
+	// sets it).
+	pwApplied bool
+	proc      *process // nil when not started by this Instance (or stopped)
+	tmpSock   string   // short temp dir holding the socket, removed by Close
 }
 
 // New prepares an instance in opts.Dir without starting anything: it
 // detects the binary's flavor and version and chooses port and socket.
 func New(ctx context.Context, opts Options) (*Instance, error) {
+	return newInstance(ctx, opts, state{})
+}
+
+// newInstance is New carrying what an earlier instance.json recorded.
+func newInstance(ctx context.Context, opts Options, st state) (*Instance, error) {
 	if opts.Dir == "" {
 		return nil, fmt.Errorf("new mysqld instance: no directory given")
 	}
@@ -97,7 +112,7 @@ func New(ctx context.Context, opts Options) (*Instance, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("new mysqld instance %s: %w", dir, err)
 	}
-	in := &Instance{binary: bin, exec: opts.Exec, dir: dir, port: opts.Port, socket: opts.Socket,
+	in := &Instance{binary: bin, exec: opts.Exec, dir: dir, port: opts.Port, listen: opts.Listen, socket: opts.Socket, pwApplied: st.PasswordApplied,
 		version: v, detach: opts.Detach, settings: append([]Setting(nil), opts.Settings...),
 		startTO: orDefault(opts.StartTimeout, DefaultStartTimeout),
 		stopTO:  orDefault(opts.StopTimeout, DefaultStopTimeout)}
@@ -129,10 +144,11 @@ func orDefault(d, def time.Duration) time.Duration {
 	return d
 }
 
-// chooseSocket puts the socket in Dir when it fits sun_path, else in a
-// fresh short directory under the temp dir ("/tmp/wp-123/mysqld.sock").
+// chooseSocket puts the socket in DIR/run when it fits sun_path, else in
+// a fresh short private directory under the temp dir
+// ("/tmp/wp-123/mysqld.sock").
 func (in *Instance) chooseSocket() error {
-	if p := filepath.Join(in.dir, "mysqld.sock"); len(p) <= maxSunPath {
+	if p := filepath.Join(in.RunDir(), "mysqld.sock"); len(p) <= maxSunPath {
 		in.socket = p
 		return nil
 	}
@@ -174,22 +190,37 @@ func (in *Instance) CnfPath() string { return filepath.Join(in.dir, "my.cnf") }
 // TmpDir is the server's tmpdir (DIR/tmp).
 func (in *Instance) TmpDir() string { return filepath.Join(in.dir, "tmp") }
 
+// RunDir is DIR/run: mode 0700, the server's account's; it holds the
+// socket (when the path fits), the pid file and the one-shot init file.
+func (in *Instance) RunDir() string { return filepath.Join(in.dir, "run") }
+
 // PIDFile is the server's pid file.
-func (in *Instance) PIDFile() string { return filepath.Join(in.dir, "mysqld.pid") }
+func (in *Instance) PIDFile() string { return PIDFileIn(in.dir) }
+
+// PIDFileIn is the pid file of the instance in dir.
+func PIDFileIn(dir string) string { return filepath.Join(dir, "run", "mysqld.pid") }
 
 // ErrorLogPath is the server's error log.
 func (in *Instance) ErrorLogPath() string { return filepath.Join(in.dir, "error.log") }
 
-// Port is the TCP port on 127.0.0.1.
+// Port is the TCP port (the server listens on it only with Listen).
 func (in *Instance) Port() int { return in.port }
 
-// Addr is "127.0.0.1:PORT".
-func (in *Instance) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(in.port)) }
+// Listen is the TCP address the server listens on, "" for none.
+func (in *Instance) Listen() string { return in.listen }
+
+// Addr is "LISTEN:PORT", "" when the server does not listen on TCP.
+func (in *Instance) Addr() string {
+	if in.listen == "" {
+		return ""
+	}
+	return net.JoinHostPort(in.listen, strconv.Itoa(in.port))
+}
 
 // Socket is the Unix socket path.
 func (in *Instance) Socket() string { return in.socket }
 
-// User is the account a fresh datadir has: root without a password.
+// User is the account clients connect as: root, with Password.
 func (in *Instance) User() string { return "root" }
 
 // Settings returns the current my.cnf overrides.

@@ -22,10 +22,11 @@ func (in *Instance) Init(ctx context.Context) error {
 	if in.Initialized() {
 		return nil
 	}
-	if err := os.MkdirAll(in.DataDir(), 0o750); err != nil {
+	if err := in.writeCnf(false); err != nil {
 		return fmt.Errorf("init mysqld %s: %w", in.dir, err)
 	}
-	if err := in.writeCnf(); err != nil {
+	in.pwApplied = false // a fresh datadir: root has no password yet
+	if err := in.saveState(0); err != nil {
 		return fmt.Errorf("init mysqld %s: %w", in.dir, err)
 	}
 	cmd, err := in.initCommand(ctx)
@@ -54,7 +55,11 @@ func (in *Instance) initCommand(ctx context.Context) (*exec.Cmd, error) {
 	args := []string{cnf, "--datadir=" + in.DataDir(), "--auth-root-authentication-method=normal",
 		"--skip-test-db"}
 	if os.Geteuid() == 0 {
-		args = append(args, "--user=root")
+		u, err := in.serverUserLocked()
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "--user="+u.name)
 	}
 	return exec.CommandContext(ctx, tool, args...), nil
 }
@@ -75,7 +80,14 @@ func (in *Instance) startLocked(ctx context.Context) error {
 	if !in.Initialized() {
 		return fmt.Errorf("start mysqld %s: %w", in.dir, ErrNotInitialized)
 	}
-	if err := in.writeCnf(); err != nil {
+	secure := !in.pwApplied
+	if secure {
+		if err := in.writeInitFileLocked(); err != nil {
+			return fmt.Errorf("start mysqld %s: %w", in.dir, err)
+		}
+		defer os.Remove(in.initFile()) // the password stays in root.password only
+	}
+	if err := in.writeCnf(secure); err != nil {
 		return fmt.Errorf("start mysqld %s: %w", in.dir, err)
 	}
 	_ = os.Remove(in.socket) // a stale socket from a killed server
@@ -96,6 +108,14 @@ func (in *Instance) startLocked(ctx context.Context) error {
 		_ = p.wait(context.Background())
 		in.proc = nil
 		return fmt.Errorf("start mysqld %s: %w; error log %s:\n%s", in.dir, err, in.ErrorLogPath(), in.tailSince(from, 30))
+	}
+	if secure {
+		// Ready means the init file ran: the server aborts its start on an
+		// init-file error.
+		in.pwApplied = true
+		if err := in.writeCnf(false); err != nil { // the next start needs no init file
+			return fmt.Errorf("start mysqld %s: %w", in.dir, err)
+		}
 	}
 	return in.saveState(p.pid)
 }

@@ -14,11 +14,7 @@ import (
 // dir and registers Close.
 func newTestInstance(t *testing.T, settings ...Setting) *Instance {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "wp-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testDir(t)
 	ctx := context.Background()
 	in, err := New(ctx, Options{Dir: dir, Settings: settings, StartTimeout: 60 * time.Second})
 	if err != nil {
@@ -29,6 +25,21 @@ func newTestInstance(t *testing.T, settings ...Setting) *Instance {
 		t.Fatal(err)
 	}
 	return in
+}
+
+// testDir is a short temporary instance directory the server's account
+// can enter (MkdirTemp makes it 0700).
+func testDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "wp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 func TestParseVersion(t *testing.T) {

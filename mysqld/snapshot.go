@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // Snapshot copies the datadir to dst (replacing it). The server must be
@@ -41,7 +42,9 @@ func (in *Instance) Restore(ctx context.Context, src string) error {
 	if err := replaceTree(ctx, src, in.DataDir()); err != nil {
 		return fmt.Errorf("restore mysqld %s from %s: %w", in.dir, src, err)
 	}
-	return nil
+	// Whatever accounts the copy has, the next start sets root's password.
+	in.pwApplied = false
+	return in.saveState(0)
 }
 
 // replaceTree copies src to a temporary sibling of dst and renames it
@@ -79,18 +82,32 @@ func copyTree(ctx context.Context, src, dst string) error {
 		}
 		switch {
 		case d.IsDir():
-			return os.MkdirAll(target, info.Mode().Perm())
+			err = os.MkdirAll(target, info.Mode().Perm())
 		case info.Mode()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(p)
-			if err != nil {
-				return err
+			var link string
+			if link, err = os.Readlink(p); err == nil {
+				err = os.Symlink(link, target)
 			}
-			return os.Symlink(link, target)
 		case info.Mode().IsRegular():
-			return copyFile(p, target, info.Mode().Perm())
+			err = copyFile(p, target, info.Mode().Perm())
+		default:
+			return nil // sockets, fifos: not data
 		}
-		return nil // sockets, fifos: not data
+		if err != nil {
+			return err
+		}
+		return keepOwner(target, info)
 	})
+}
+
+// keepOwner gives a copy the owner of its original (the server's account
+// owns a datadir; a copy made by root would lock it out), when we may.
+func keepOwner(target string, info fs.FileInfo) error {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok || os.Geteuid() != 0 {
+		return nil
+	}
+	return os.Lchown(target, int(st.Uid), int(st.Gid))
 }
 
 func copyFile(src, dst string, mode fs.FileMode) error {

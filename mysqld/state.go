@@ -11,23 +11,27 @@ import (
 // state is DIR/instance.json: what Open needs to find a server started by
 // another process (the mysqld CLI starts and stops in separate runs).
 type state struct {
-	Binary   string    `json:"binary"`
-	Port     int       `json:"port"`
-	Socket   string    `json:"socket"`
-	PID      int       `json:"pid,omitempty"`
-	Settings []Setting `json:"settings,omitempty"`
+	Binary string `json:"binary"`
+	Port   int    `json:"port"`
+	Listen string `json:"listen,omitempty"`
+	Socket string `json:"socket"`
+	// PasswordApplied says the datadir's root accounts have the password
+	// of root.password.
+	PasswordApplied bool      `json:"password_applied,omitempty"`
+	PID             int       `json:"pid,omitempty"`
+	Settings        []Setting `json:"settings,omitempty"`
 }
 
 func (in *Instance) statePath() string { return filepath.Join(in.dir, "instance.json") }
 
 // saveState records the instance; pid 0 means stopped.
 func (in *Instance) saveState(pid int) error {
-	b, err := json.MarshalIndent(state{Binary: in.binary, Port: in.port, Socket: in.socket,
-		PID: pid, Settings: in.settings}, "", "  ")
+	b, err := json.MarshalIndent(state{Binary: in.binary, Port: in.port, Listen: in.listen, Socket: in.socket,
+		PID: pid, Settings: in.settings, PasswordApplied: in.pwApplied}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("save instance state: %w", err)
 	}
-	if err := os.WriteFile(in.statePath(), append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(in.statePath(), append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("save instance state: %w", err)
 	}
 	return nil
@@ -74,13 +78,18 @@ func Open(ctx context.Context, opts Options) (*Instance, error) {
 	if opts.Port == 0 {
 		opts.Port = st.Port
 	}
-	if opts.Socket == "" {
+	if opts.Listen == "" {
+		opts.Listen = st.Listen
+	}
+	if opts.Socket == "" && (pidAlive(st.PID) || st.Socket != filepath.Join(dir, "mysqld.sock")) {
+		// A stopped instance of an older writepath had its socket in DIR
+		// itself; it moves to DIR/run at the next start.
 		opts.Socket = st.Socket
 	}
 	if opts.Settings == nil {
 		opts.Settings = st.Settings
 	}
-	in, err := New(ctx, opts)
+	in, err := newInstance(ctx, opts, st)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +105,10 @@ func Open(ctx context.Context, opts Options) (*Instance, error) {
 func (in *Instance) pidFileMatches(pid int) bool {
 	b, err := os.ReadFile(in.PIDFile())
 	if err != nil {
-		return false
+		// An older writepath kept the pid file in DIR itself.
+		if b, err = os.ReadFile(filepath.Join(in.dir, "mysqld.pid")); err != nil {
+			return false
+		}
 	}
 	var got int
 	_, _ = fmt.Sscanf(string(b), "%d", &got)

@@ -139,7 +139,8 @@ func TestForcedShutdown(t *testing.T) {
 // write to it waits.
 func lockFor(t *testing.T, db string) (unlock func()) {
 	t.Helper()
-	c, err := sql.Open("mysql", "root@unix("+testServer(t).Socket()+")/"+db)
+	pw, _ := testServer(t).Password()
+	c, err := sql.Open("mysql", "root:"+pw+"@unix("+testServer(t).Socket()+")/"+db)
 	if err != nil {
 		t.Fatal(err)
 	}

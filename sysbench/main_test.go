@@ -38,6 +38,7 @@ func testServer(t *testing.T) *mysqld.Instance {
 		if shared.dir, shared.err = os.MkdirTemp("", "wp-sb-"); shared.err != nil {
 			return
 		}
+		os.Chmod(shared.dir, 0o711) // the server's account must enter it
 		shared.inst, shared.err = mysqld.New(ctx, mysqld.Options{Dir: shared.dir, StartTimeout: 60 * time.Second, Settings: []mysqld.Setting{
 			{Key: "innodb_buffer_pool_size", Value: "128M"},
 			{Key: "innodb_flush_log_at_trx_commit", Value: "2"},
@@ -68,7 +69,8 @@ func TestMain(m *testing.M) {
 // admin runs statements as root on the test server.
 func admin(t *testing.T, stmts ...string) {
 	t.Helper()
-	db, err := sql.Open("mysql", "root@unix("+testServer(t).Socket()+")/")
+	pw, _ := testServer(t).Password()
+	db, err := sql.Open("mysql", "root:"+pw+"@unix("+testServer(t).Socket()+")/")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +108,8 @@ func conn(t *testing.T, db string) []string {
 	if db == "" {
 		return nil
 	}
-	return []string{"--mysql-socket=" + testServer(t).Socket(), "--mysql-user=root", "--mysql-db=" + db}
+	pw, _ := testServer(t).Password() // root's random password, as the instance keeps it
+	return []string{"--mysql-socket=" + testServer(t).Socket(), "--mysql-user=root", "--mysql-password=" + pw, "--mysql-db=" + db}
 }
 
 // peer runs the real sysbench.

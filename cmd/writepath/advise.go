@@ -168,7 +168,13 @@ func runningInstanceDSN(ctx context.Context, dir string) string {
 	if err != nil || !in.Running() {
 		return ""
 	}
-	return in.User() + "@unix(" + in.Socket() + ")/"
+	pw, err := in.Password()
+	if err != nil {
+		return ""
+	}
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = in.User(), pw, "unix", in.Socket()
+	return cfg.FormatDSN()
 }
 
 // measureInto runs the fio kind's 4 KiB random-write job in the data

@@ -37,8 +37,11 @@ type managedRun struct {
 // with settings; cleanup stops the server.
 func prepareManaged(t *testing.T, ctx context.Context, dir string, settings []string) *managedServer {
 	t.Helper()
+	reachable(t, dir)
 	m := &managedServer{dir: dir, db: filepath.Join(dir, "writepath.db"), serverDir: filepath.Join(dir, "srv")}
-	m.common = []string{"--data-dir", dir, "--db", m.db, "--mysqld-dir=srv", "--tables=2", "--table-size=2000",
+	// --mysqld-keep: the status before and after a run phase is read from
+	// the server the phases leave running.
+	m.common = []string{"--data-dir", dir, "--db", m.db, "--mysqld-dir=srv", "--mysqld-keep", "--tables=2", "--table-size=2000",
 		"--set", "innodb_buffer_pool_size=64M"}
 	var out, errOut bytes.Buffer
 	if err := runKind(ctx, append(append([]string{"oltp", "prepare", "--show", "none"}, m.common...), settings...), &out, &errOut); err != nil {
@@ -97,8 +100,13 @@ func serverStatus(t *testing.T, ctx context.Context, dir string) map[string]int6
 		t.Fatal(err)
 	}
 	defer in.Close()
-	out, err := exec.CommandContext(ctx, "mariadb", "-S", in.Socket(), "-u"+in.User(), "-N", "-B",
-		"-e", "SHOW GLOBAL STATUS").CombinedOutput()
+	pw, err := in.Password()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, "mariadb", "-S", in.Socket(), "-u"+in.User(), "-N", "-B", "-e", "SHOW GLOBAL STATUS")
+	cmd.Env = append(os.Environ(), "MYSQL_PWD="+pw)
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("SHOW GLOBAL STATUS: %v: %s", err, out)
 	}
@@ -110,6 +118,17 @@ func serverStatus(t *testing.T, ctx context.Context, dir string) map[string]int6
 		}
 	}
 	return st
+}
+
+// reachable makes dir and the test directories above it enterable by the
+// managed server's account (the testing package makes them 0700).
+func reachable(t *testing.T, dir string) {
+	t.Helper()
+	for d := dir; d != os.TempDir() && d != "/" && d != "."; d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o711); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func stopServer(t *testing.T, dir string) {

@@ -12,7 +12,13 @@ const cliChildEnv = "WRITEPATH_TEST_CLI"
 
 func TestMain(m *testing.M) {
 	if args := os.Getenv(cliChildEnv); args != "" {
-		os.Exit(execute(strings.Split(args, "\x1f"), testCommands()...))
+		argv := strings.Split(args, "\x1f")
+		if len(os.Args) > 1 && os.Args[1] == "powerloss-serve" {
+			// A child's own child: the crash harness runs this executable
+			// as `powerloss-serve ...` (the environment is inherited).
+			argv = os.Args[1:]
+		}
+		os.Exit(execute(argv, testCommands()...))
 	}
 	os.Exit(m.Run())
 }

@@ -17,6 +17,7 @@ import (
 type mysqldOptions struct {
 	dir, binary  string
 	port         int
+	listen       string
 	set          []string
 	startTimeout time.Duration
 }
@@ -25,7 +26,8 @@ func (o *mysqldOptions) AddFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.dir, "dir", "", "instance directory (datadir, my.cnf, error log)")
 	f.StringVar(&o.binary, "binary", "", "server binary (default: mariadbd or mysqld on PATH or in /usr/sbin)")
-	f.IntVar(&o.port, "port", 0, "TCP port on 127.0.0.1 (default: the recorded one, else a free one)")
+	f.IntVar(&o.port, "port", 0, "TCP port, with --listen (default: the recorded one, else a free one)")
+	f.StringVar(&o.listen, "listen", "", "also listen for TCP on this address, e.g. 127.0.0.1 (default: the recorded one, else the Unix socket only)")
 	f.StringArrayVar(&o.set, "set", nil, "my.cnf [mysqld] override key=value (repeatable; replaces the recorded set)")
 	f.DurationVar(&o.startTimeout, "start-timeout", mysqld.DefaultStartTimeout, "how long start waits for the server to answer")
 }
@@ -45,7 +47,7 @@ func (o *mysqldOptions) Validate() error {
 // open finds or creates the instance in --dir, detached so that a started
 // server outlives this command.
 func (o *mysqldOptions) open(ctx context.Context) (*mysqld.Instance, error) {
-	opts := mysqld.Options{Dir: o.dir, Binary: o.binary, Port: o.port, Detach: true, StartTimeout: o.startTimeout}
+	opts := mysqld.Options{Dir: o.dir, Binary: o.binary, Port: o.port, Listen: o.listen, Detach: true, StartTimeout: o.startTimeout}
 	if o.set != nil {
 		opts.Settings = []mysqld.Setting{}
 		for _, s := range o.set {
@@ -62,7 +64,7 @@ func newMysqldCmd() *cobra.Command {
 		Short: "Manage a local MySQL/MariaDB instance (init, start, stop, status)",
 	}
 	cmd.AddCommand(
-		mysqldSub("init", "Initialise an empty datadir (root@localhost, no password)", func(ctx context.Context, in *mysqld.Instance, w io.Writer) error {
+		mysqldSub("init", "Initialise an empty datadir (root's password is set at the first start, kept in DIR/root.password)", func(ctx context.Context, in *mysqld.Instance, w io.Writer) error {
 			if err := in.Init(ctx); err != nil {
 				return err
 			}
@@ -119,7 +121,15 @@ func printStatus(in *mysqld.Instance, w io.Writer) error {
 	for _, s := range in.Settings() {
 		set = append(set, s.String())
 	}
-	fmt.Fprintf(w, "%s: %s\n  server:  %s (%s)\n  socket:  %s\n  port:    %d\n  datadir: %s\n  log:     %s\n  set:     %s\n",
-		in.Dir(), state, in.Binary(), in.Version(), in.Socket(), in.Port(), in.DataDir(), in.ErrorLogPath(), strings.Join(set, " "))
+	tcp := "off (Unix socket only; --listen ADDR turns it on)"
+	if a := in.Addr(); a != "" {
+		tcp = a
+	}
+	runAs := in.ServerUser()
+	if runAs == "" {
+		runAs = "(this user)"
+	}
+	fmt.Fprintf(w, "%s: %s\n  server:  %s (%s)\n  socket:  %s\n  tcp:     %s\n  user:    root, password in %s (mode 0600)\n  runs as: %s\n  datadir: %s\n  log:     %s\n  set:     %s\n",
+		in.Dir(), state, in.Binary(), in.Version(), in.Socket(), tcp, in.PasswordFile(), runAs, in.DataDir(), in.ErrorLogPath(), strings.Join(set, " "))
 	return nil
 }

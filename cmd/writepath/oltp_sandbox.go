@@ -34,6 +34,12 @@ func oltpSandbox(ctx context.Context, args []string, out io.Writer) ([]string, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("oltp sandbox: %w", err)
 	}
+	// The server's account must enter it (MkdirTemp makes it 0700); what
+	// is inside is that account's or 0600.
+	if err := os.Chmod(dir, 0o711); err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, fmt.Errorf("oltp sandbox: %w", err)
+	}
 	inst, err := mysqld.New(ctx, mysqld.Options{Binary: bin, Dir: dir})
 	if err != nil {
 		os.RemoveAll(dir)
@@ -52,8 +58,10 @@ func oltpSandbox(ctx context.Context, args []string, out io.Writer) ([]string, f
 		cleanup()
 		return nil, nil, fmt.Errorf("oltp sandbox: %w", err)
 	}
+	// The password travels as the file that holds it: the spec (and the
+	// store) never carries it.
 	newArgs := append(append([]string(nil), args...),
-		"--mysql-socket="+inst.Socket(), "--mysql-user="+inst.User(), "--mysql-db=sbtest")
+		"--mysql-socket="+inst.Socket(), "--mysql-user="+inst.User(), "--mysql-password-file="+inst.PasswordFile(), "--mysql-db=sbtest")
 	if !hasFlag(args, "--tables") {
 		newArgs = append(newArgs, sandboxTables)
 	}

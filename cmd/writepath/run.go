@@ -156,6 +156,11 @@ func runKind(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			kindArgs = newArgs
 		}
 	}
+	kindArgs, unseal, err := sealPassword(kindArgs, o.conn.coordinator == "")
+	if err != nil {
+		return err
+	}
+	defer unseal()
 	spec, err := o.buildSpec(meta, phases, kindArgs)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/writepath/writepath/client"
+	"github.com/writepath/writepath/internal/redact"
 	"github.com/writepath/writepath/results"
 )
 
@@ -103,7 +104,8 @@ func newRunsShowCmd() *cobra.Command {
 // writeShowJSON prints {"run": record, "intervals": [merged intervals
 // without their histogram bytes], "summary": summary}.
 func writeShowJSON(w io.Writer, detail *results.Run, s *client.Summary) error {
-	run, err := protojson.Marshal(detail.Record)
+	// Specs stored by older clients may carry a MySQL password.
+	run, err := protojson.Marshal(redact.Message(detail.Record))
 	if err != nil {
 		return fmt.Errorf("run as JSON: %w", err)
 	}

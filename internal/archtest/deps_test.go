@@ -61,6 +61,7 @@ var rules = []rule{
 	{pkg: "internal/echo", ours: []string{"internal/echo"}},
 	{pkg: "guard", ours: []string{"guard", "beneath", "workload", "hist"}},
 	{pkg: "beneath", ours: []string{"beneath"}},
+	{pkg: "internal/redact", ours: []string{"internal/redact"}},
 	{pkg: "hostknob", ours: []string{"hostknob", "telemetry/diskstats", "telemetry/blockdev"}},
 	{pkg: "internal/hosttest", ours: []string{"internal/hosttest"}},
 	// diskprofile journals through hostknob (one restore journal per data

@@ -253,3 +253,73 @@ func TestGuardServerSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardPrivilegedAndEndpoints (issue 13, point 10): a guarded worker
+// refuses --drop-caches and --power-loss without --allow-privileged, a
+// database server beyond loopback and its allowed paths without
+// --allow-mysql, a spec carrying a MySQL password (it would be stored) and
+// a password file outside its paths; and takes them once allowed.
+func TestGuardPrivilegedAndEndpoints(t *testing.T) {
+	bin, err := mysqld.FindBinary()
+	if err != nil {
+		t.Fatalf("needs a server binary (make deps installs mariadb-server): %v", err)
+	}
+	f, data, outside := guardedFabricWith(t, guard.Config{AllowBinaries: []string{bin}})
+	c := client.New(f.Control())
+	refusals := []struct {
+		kind string
+		args []string
+		want string
+	}{
+		{"crash", []string{"--dir=db", "--drop-caches"}, "--allow-privileged drop-caches"},
+		{"crash", []string{"--dir=db", "--power-loss"}, "--allow-privileged power-loss"},
+		{"oltp", []string{"--mysql-host=10.9.8.7"}, "--allow-mysql 10.9.8.7:3306"},
+		{"oltp", []string{"--mysql-host=db.example", "--mysql-port=3307"}, "--allow-mysql db.example:3307"},
+		{"oltp", []string{"--mysql-socket=/run/mysqld/mysqld.sock"}, "--allow-mysql"},
+		{"oltp", []string{"--mysql-socket=" + outside + "/x.sock"}, "--allow-mysql"},
+		{"oltp", []string{"--mysql-host=127.0.0.1", "--mysql-password=secret"}, "--mysql-password-file"},
+		{"oltp", []string{"--mysql-password-file=" + outside + "/pw"}, "outside the worker's allowed paths"},
+	}
+	for _, tt := range refusals {
+		spec := kindSpec(t, tt.kind, tt.args...)
+		if tt.kind == "oltp" {
+			spec.Phases = []string{"cleanup"}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		rec, err := c.Run(ctx, spec, nil)
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s %v: %v, %v; want refused naming %q", tt.kind, tt.args, rec.GetState(), err, tt.want)
+		}
+	}
+	// Allowed: the checks pass (nothing runs here).
+	g, err := guard.New(guard.Config{DataDir: data, AllowBinaries: []string{bin}, AllowPrivileged: []string{"drop-caches", "power-loss"},
+		AllowMySQL: []string{"10.9.8.7:3306", "/run/mysqld/mysqld.sock"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := workload.Env{DataDir: data, Guard: g}
+	for _, tt := range []struct {
+		kind string
+		args []string
+	}{
+		{"crash", []string{"--dir=db", "--drop-caches", "--power-loss"}},
+		{"oltp", []string{"--mysql-host=10.9.8.7"}},
+		{"oltp", []string{"--mysql-socket=/run/mysqld/mysqld.sock"}},
+		{"oltp", []string{"--mysql-host=127.0.0.1", "--mysql-port=3306"}},
+		{"oltp", []string{"--mysql-socket=srv/run/mysqld.sock", "--mysql-password-file=pw"}},
+	} {
+		m, _ := workload.ByName(tt.kind)
+		b, err := m.FromArgs(tt.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wl, err := m.New(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := wl.(workload.Checker).Check(env); err != nil {
+			t.Errorf("%s %v allowed: Check = %v", tt.kind, tt.args, err)
+		}
+	}
+}

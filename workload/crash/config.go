@@ -24,6 +24,10 @@ const (
 	DefaultCutWait = 10 * time.Second
 	// maxRounds bounds --rounds against typos (30000 instead of 3).
 	maxRounds = 1000
+	// maxDuration bounds every duration of a spec (load, start timeout,
+	// cut wait, kill moment): a week, far past any round, far below
+	// where milliseconds overflow a time.Duration.
+	maxDuration = 7 * 24 * time.Hour
 )
 
 // config is a validated Spec with defaults applied: what the harness reads.
@@ -68,6 +72,15 @@ func resolve(spec *crashv1.Spec) (config, error) {
 	errs = append(errs, c.resolveLoad(spec.GetLoad()))
 	if c.rounds > maxRounds {
 		errs = append(errs, fmt.Errorf("--rounds %d: at most %d", c.rounds, maxRounds))
+	}
+	for _, d := range []struct {
+		name string
+		ms   uint64
+	}{{"--load-time", spec.GetLoadTimeMs()}, {"--start-timeout", spec.GetStartTimeoutMs()}, {"--cut-wait", spec.GetCutWaitMs()},
+		{"--kill-at", spec.GetKillAt().GetMinMs()}, {"--kill-at", spec.GetKillAt().GetMaxMs()}} {
+		if d.ms > uint64(maxDuration/time.Millisecond) {
+			errs = append(errs, fmt.Errorf("%s %dms: at most %v", d.name, d.ms, maxDuration))
+		}
 	}
 	errs = append(errs, c.resolvePower(spec)...)
 	return c, errors.Join(errs...)
@@ -149,13 +162,13 @@ func (c *config) resolveSettings(in []*oltpv1.Setting) []error {
 // resolveLoad validates the OLTP options with a stand-in connection (the
 // real one, the managed server's socket, is known only once it runs).
 func (c *config) resolveLoad(spec *oltpv1.Spec) error {
-	load := proto.Clone(spec).(*oltpv1.Spec)
-	if spec == nil {
-		load = &oltpv1.Spec{}
+	load := &oltpv1.Spec{}
+	if spec != nil {
+		load = proto.Clone(spec).(*oltpv1.Spec)
 	}
 	db := DefaultDB
-	if load.GetConnection().Db != nil {
-		db = load.GetConnection().GetDb()
+	if c := load.GetConnection(); c != nil && c.Db != nil {
+		db = c.GetDb() // a raw spec may have no connection at all
 	}
 	root := "root"
 	load.Connection = &oltpv1.Connection{Socket: "/managed.sock", User: &root, Db: &db,
@@ -170,9 +183,9 @@ func (c *config) resolveLoad(spec *oltpv1.Spec) error {
 }
 
 // loadOptions returns the OLTP options connected to the managed server.
-func (c *config) loadOptions(socket string) (oltp.Options, error) {
+func (c *config) loadOptions(socket, password string) (oltp.Options, error) {
 	load := proto.Clone(c.load).(*oltpv1.Spec)
-	load.Connection.Socket = socket
+	load.Connection.Socket, load.Connection.Password = socket, password
 	o, err := oltp.Resolve(load)
 	if err != nil {
 		return o, fmt.Errorf("load options: %w", err)

@@ -23,6 +23,7 @@ func newTestDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o711) // the server's account must enter it
 	return dir
 }
 

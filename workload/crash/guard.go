@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	crashv1 "github.com/writepath/writepath/proto/writepath/crash/v1"
 	oltpv1 "github.com/writepath/writepath/proto/writepath/oltp/v1"
 	"github.com/writepath/writepath/workload"
 	"github.com/writepath/writepath/workload/oltp"
@@ -68,9 +69,21 @@ func checkSpec(spec interface {
 	}
 	checked, err := oltp.CheckServer(srv, env)
 	errs := []error{err}
+	if l, ok := spec.(interface{ GetLoad() *oltpv1.Spec }); ok {
+		errs = append(errs, oltp.CheckNoPassword(l.GetLoad().GetConnection(), env))
+	}
 	if srv.GetDir() == "" && env.Guard != nil {
 		if _, err := env.Path(os.TempDir()); err != nil {
 			errs = append(errs, fmt.Errorf("managed server without --mysqld-dir uses a temporary directory: %w", err))
+		}
+	}
+	if s, ok := spec.(*crashv1.Spec); ok {
+		if cfg, err := resolve(s); err == nil {
+			if o, err := oltp.Resolve(cfg.load); err == nil {
+				if err := env.Memory(oltp.Memory(o)); err != nil {
+					errs = append(errs, fmt.Errorf("crash load --threads=%d: %w", o.Threads, err))
+				}
+			}
 		}
 	}
 	for _, p := range privileges(spec.GetDropCaches(), spec.GetPowerLoss()) {

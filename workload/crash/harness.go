@@ -94,6 +94,11 @@ func (h *harness) setup(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("crash: temporary directory: %w", err)
 		}
+		// The server's account must enter it (MkdirTemp makes it 0700);
+		// what is inside is the account's or 0600.
+		if err := os.Chmod(tmp, 0o711); err != nil {
+			return fmt.Errorf("crash: temporary directory: %w", err)
+		}
 		dir, h.tmpDir = tmp, tmp
 	}
 	// The settings against this very datadir (a temporary one exists only
@@ -112,7 +117,11 @@ func (h *harness) setup(ctx context.Context) error {
 	if h.crash, err = h.newCrasher(inst); err != nil {
 		return fmt.Errorf("crash: %w", err)
 	}
-	if h.opts, err = h.cfg.loadOptions(inst.Socket()); err != nil {
+	pw, err := inst.Password()
+	if err != nil {
+		return fmt.Errorf("crash: %w", err)
+	}
+	if h.opts, err = h.cfg.loadOptions(inst.Socket(), pw); err != nil {
 		return fmt.Errorf("crash: %w", err)
 	}
 	h.snapshot = h.cfg.snapshot
@@ -205,7 +214,7 @@ func (h *harness) prepare(ctx context.Context) error {
 }
 
 func (h *harness) prepareTables(ctx context.Context) error {
-	admin, err := openDB(h.inst.Socket(), "")
+	admin, err := openDB(h.inst, "")
 	if err != nil {
 		return err
 	}
@@ -217,7 +226,7 @@ func (h *harness) prepareTables(ctx context.Context) error {
 	if err := oltp.Prepare(ctx, h.opts, h.env); err != nil {
 		return err
 	}
-	db, err := openDB(h.inst.Socket(), h.opts.Conn.DB)
+	db, err := openDB(h.inst, h.opts.Conn.DB)
 	if err != nil {
 		return err
 	}

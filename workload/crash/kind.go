@@ -51,6 +51,9 @@ func New(b []byte) (workload.Workload, error) {
 	if err := proto.Unmarshal(b, spec); err != nil {
 		return nil, fmt.Errorf("crash spec: %w", err)
 	}
+	if err := workload.CheckSpec(spec); err != nil {
+		return nil, fmt.Errorf("crash spec: %w", err)
+	}
 	if _, err := resolve(spec); err != nil {
 		return nil, fmt.Errorf("crash spec: %w", err)
 	}

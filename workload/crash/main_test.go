@@ -47,6 +47,7 @@ func sharedPowerDir(t *testing.T) string {
 		if err != nil {
 			t.Fatal(err)
 		}
+		os.Chmod(d, 0o711) // the server's account must enter it
 		powerDir = d
 	})
 	if powerDir == "" {

@@ -74,8 +74,11 @@ type Event struct {
 	// Count is pages to recover, redo records in a batch, or transactions
 	// to roll back.
 	Count int64 `json:"count,omitempty"`
-	// Port is the TCP port of a ready line (0: a temporary init server).
+	// Port is the TCP port of a ready line (0: a temporary init server, or
+	// a server without TCP).
 	Port int `json:"port,omitempty"`
+	// Socket is the Unix socket of a ready line.
+	Socket string `json:"socket,omitempty"`
 	// PID is the process id of a process-start line.
 	PID int `json:"pid,omitempty"`
 }
@@ -133,7 +136,18 @@ func readyPort(ev *Event, m []string) {
 	ev.Port = -1
 	if m[1] != "" {
 		ev.Port = int(atou(m[1]))
+		ev.Socket = socketOf(ev.Line)
 	}
+}
+
+// readySocket reads the socket of a ready or Version line.
+var readySocket = regexp.MustCompile(`\bsocket: '([^']*)'`)
+
+func socketOf(line string) string {
+	if m := readySocket.FindStringSubmatch(line); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // atou parses a decimal that the regexp already checked; an overflowing

@@ -40,7 +40,7 @@ func TestMariaDBTornPage0NotRestored(t *testing.T) {
 	must(t, inst.Init(ctx))
 	inst.SetSettings(settings)
 	must(t, inst.Start(ctx))
-	must(t, fillTable(ctx, inst.Socket()))
+	must(t, fillTable(ctx, inst))
 
 	// Kill under load once the doublewrite buffer holds a usable copy of
 	// page 0 of the table and of one other page of it (watched from
@@ -108,8 +108,8 @@ func TestMariaDBTornPage0NotRestored(t *testing.T) {
 }
 
 // fillTable creates sbtest.t1 with 4000 rows.
-func fillTable(ctx context.Context, socket string) error {
-	db, err := openDB(socket, "")
+func fillTable(ctx context.Context, inst *mysqld.Instance) error {
+	db, err := openDB(inst, "")
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func fillTable(ctx context.Context, socket string) error {
 // allocating pages, which changes page 0) from 4 connections until ready
 // says so (polled every 20 ms) or for at most d, then kills the server.
 func churnAndKill(ctx context.Context, inst *mysqld.Instance, d time.Duration, ready func() bool) error {
-	db, err := openDB(inst.Socket(), "sbtest")
+	db, err := openDB(inst, "sbtest")
 	if err != nil {
 		return err
 	}
@@ -221,7 +221,7 @@ func tornRestart(ctx context.Context, t *testing.T, inst *mysqld.Instance, ibd s
 	must(t, f.Close())
 	from := inst.ErrorLogSize()
 	must(t, inst.Start(ctx))
-	db, err := openDB(inst.Socket(), "sbtest")
+	db, err := openDB(inst, "sbtest")
 	must(t, err)
 	tables, err := CheckTables(ctx, db)
 	db.Close()

@@ -56,6 +56,7 @@ func (p *Parser) one(line string, arrival time.Time, out []Event) []Event {
 		p.pending = nil
 		if m := versionPort.FindStringSubmatch(line); m != nil {
 			ev.Port = int(atou(m[1]))
+			ev.Socket = socketOf(line)
 			ev.Line += "\n" + line
 			return append(out, ev)
 		}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/writepath/writepath/mysqld"
 )
 
 // probeTable holds the single row the post-restart probe commits: a
@@ -21,10 +23,16 @@ const probeDDL = "CREATE TABLE IF NOT EXISTS " + probeTable +
 // query and first commit on the timeline.
 const probeEvery = 10 * time.Millisecond
 
-// openDB opens a database/sql pool on the managed server's socket as root.
-func openDB(socket, db string) (*sql.DB, error) {
+// openDB opens a database/sql pool on the managed server's socket as root,
+// with its password.
+func openDB(inst *mysqld.Instance, db string) (*sql.DB, error) {
+	socket := inst.Socket()
+	pw, err := inst.Password()
+	if err != nil {
+		return nil, err
+	}
 	cfg := mysql.NewConfig()
-	cfg.User, cfg.Net, cfg.Addr, cfg.DBName = "root", "unix", socket, db
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = inst.User(), pw, "unix", socket, db
 	cfg.Timeout, cfg.ReadTimeout, cfg.WriteTimeout = time.Second, time.Minute, time.Minute
 	// Broken pipes after the kill are expected; the driver would print
 	// each one to stderr.

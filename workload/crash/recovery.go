@@ -42,7 +42,10 @@ type Scanner struct {
 	// Port is the instance's real port: only a ready line on it counts.
 	// 0 accepts any non-zero port.
 	Port int
-	rec  Recovery
+	// Socket, if set, also makes a ready line on it count: a server
+	// without TCP reports port 0, as a temporary init server does.
+	Socket string
+	rec    Recovery
 	// at holds indexes into rec.Events of the timeline points (-1: none),
 	// because the slice moves as it grows.
 	at struct{ start, recov, redo, ready int }
@@ -132,7 +135,7 @@ func (s *Scanner) progress(i int) {
 
 func (s *Scanner) ready(i int) {
 	port := s.rec.Events[i].Port
-	ok := port > 0 && (port == s.Port || s.Port == 0)
+	ok := port > 0 && (port == s.Port || s.Port == 0) || s.Socket != "" && s.rec.Events[i].Socket == s.Socket
 	if !ok || s.at.ready != none {
 		s.rec.OtherReady++
 		return

@@ -88,7 +88,7 @@ func (h *harness) roundSteps(ctx context.Context, rr *RoundResult, killAt time.D
 // loadAndKill runs the load, samples the redo position once a second and
 // kills the server at killAt after the load started.
 func (h *harness) loadAndKill(ctx context.Context, rr *RoundResult, killAt time.Duration) error {
-	db, err := openDB(h.inst.Socket(), h.opts.Conn.DB)
+	db, err := openDB(h.inst, h.opts.Conn.DB)
 	if err != nil {
 		return err
 	}
@@ -147,7 +147,7 @@ func (h *harness) killAt(ctx context.Context, at time.Time) error {
 // restart starts the server after the kill while the error log is tailed
 // and a probe waits for the first query and commit.
 func (h *harness) restart(ctx context.Context, rr *RoundResult) error {
-	db, err := openDB(h.inst.Socket(), h.opts.Conn.DB)
+	db, err := openDB(h.inst, h.opts.Conn.DB)
 	if err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ func (h *harness) restart(ctx context.Context, rr *RoundResult) error {
 	defer stopProbe()
 	probed := make(chan probeResult, 1)
 	rr.logFrom = h.inst.ErrorLogSize()
-	tail := StartTail(ctx, h.inst.ErrorLogPath(), rr.logFrom, h.inst.Port())
+	tail := StartTail(ctx, h.inst.ErrorLogPath(), rr.logFrom, h.inst.Port(), h.inst.Socket())
 	go func() { probed <- probe(pctx, db) }()
 	rr.Timeline.Spawn = time.Now()
 	startErr := h.inst.Start(ctx)
@@ -179,7 +179,7 @@ func (h *harness) restart(ctx context.Context, rr *RoundResult) error {
 // verify checks the ledger against what was acknowledged, then runs
 // CHECK TABLE on every table.
 func (h *harness) verify(ctx context.Context, rr *RoundResult) error {
-	db, err := openDB(h.inst.Socket(), h.opts.Conn.DB)
+	db, err := openDB(h.inst, h.opts.Conn.DB)
 	if err != nil {
 		return err
 	}

@@ -44,13 +44,13 @@ type Tail struct {
 }
 
 // StartTail begins following path from byte offset off (the log's size
-// before the start, so earlier starts are not re-read). port is the
-// server's real TCP port. The tail stops when ctx ends or Stop is called.
-func StartTail(ctx context.Context, path string, off int64, port int) *Tail {
+// before the start, so earlier starts are not re-read). port and socket
+// are the server's real TCP port and Unix socket. The tail stops when ctx ends or Stop is called.
+func StartTail(ctx context.Context, path string, off int64, port int, socket string) *Tail {
 	ctx, cancel := context.WithCancel(ctx)
 	t := &Tail{path: path, clock: time.Now, done: make(chan struct{}), stop: cancel}
 	t.mu.off = off
-	t.mu.scan = Scanner{Port: port}
+	t.mu.scan = Scanner{Port: port, Socket: socket}
 	go t.run(ctx)
 	return t
 }

@@ -17,7 +17,7 @@ func TestTailLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, _ := os.Stat(path)
-	tail := StartTail(context.Background(), path, st.Size(), 13399)
+	tail := StartTail(context.Background(), path, st.Size(), 13399, "")
 	appendLog(t, path, "2026-11-30 10:40:37 0 [Note] Starting MariaDB 10.11.19-MariaDB as process 15075\n")
 	time.Sleep(30 * time.Millisecond)
 	appendLog(t, path, "2026-11-30 10:40:37 0 [Note] InnoDB: Starting crash recovery from checkpoint LSN=44420\n"+

@@ -61,6 +61,9 @@ func parseLines(path, text string, secs *[]section, depth int) []error {
 				errs = append(errs, fmt.Errorf("%s: %w", where, err))
 				continue
 			}
+			if name != "global" && jobSections(*secs) >= MaxJobs {
+				return append(errs, fmt.Errorf("%s: more than %d job sections (fio's limit of jobs)", where, MaxJobs))
+			}
 			*secs = append(*secs, section{name: name, global: name == "global", where: where})
 			continue
 		}
@@ -187,4 +190,15 @@ func expandEnv(s string) string {
 	}
 	out.WriteString(s)
 	return out.String()
+}
+
+// jobSections counts the sections that are jobs (not [global]).
+func jobSections(secs []section) int {
+	n := 0
+	for _, s := range secs {
+		if !s.global {
+			n++
+		}
+	}
+	return n
 }

@@ -80,6 +80,9 @@ func New(spec *fiov1.Spec) (*Workload, error) {
 	if len(spec.Jobs) == 0 {
 		errs = append(errs, errors.New("fio spec has no jobs"))
 	}
+	if errs = append(errs, checkLimits(spec)...); len(spec.Jobs) > MaxJobs {
+		return nil, errors.Join(errs...)
+	}
 	for _, j := range spec.Jobs {
 		errs = append(errs, validateJob(j)...)
 		if j.Rw == fiov1.ReadWrite_READ_WRITE_UNSPECIFIED || j.Ioengine == fiov1.IOEngine_IO_ENGINE_UNSPECIFIED ||

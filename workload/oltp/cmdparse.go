@@ -445,6 +445,7 @@ func dbOptions(vs *values, s *oltpv1.Spec) error {
 		c.Db = &db
 	}
 	c.Password, _ = vs.str("mysql-password")
+	c.PasswordFile, _ = vs.str("mysql-password-file")
 	if vs.was("mysql-ignore-errors") {
 		c.IgnoreErrorsSet = true
 		c.IgnoreErrors = append([]string(nil), vs.list("mysql-ignore-errors")...)
@@ -465,6 +466,8 @@ func serverOptions(vs *values, s *oltpv1.Spec) error {
 	if b, ok := vs.str("binary"); ok {
 		srv.Binary = b
 	}
+	srv.Listen, _ = vs.str("mysqld-listen")
+	srv.Keep = vs.flag("mysqld-keep")
 	var errs []error
 	for _, v := range vs.settings {
 		st, err := mysqld.ParseSetting(v)
@@ -474,7 +477,7 @@ func serverOptions(vs *values, s *oltpv1.Spec) error {
 		}
 		srv.Settings = append(srv.Settings, &oltpv1.Setting{Key: st.Key, Value: st.Value})
 	}
-	if srv.Dir != "" || srv.Binary != "" || srv.Snapshot != "" || len(srv.Settings) > 0 {
+	if srv.Dir != "" || srv.Binary != "" || srv.Snapshot != "" || len(srv.Settings) > 0 || srv.Listen != "" || srv.Keep {
 		s.Server = srv
 	}
 	return errors.Join(errs...)

@@ -18,7 +18,7 @@ func sysbench(t *testing.T, o Options, command string, extra ...string) string {
 		t.Fatalf("sysbench 1.0.20 is required (apt-get install sysbench): %v", err)
 	}
 	args := append([]string{"oltp_write_only", "--db-driver=mysql",
-		"--mysql-socket=" + o.Conn.Socket, "--mysql-user=" + o.Conn.User, "--mysql-db=" + o.Conn.DB,
+		"--mysql-socket=" + o.Conn.Socket, "--mysql-user=" + o.Conn.User, "--mysql-password=" + o.Conn.Password, "--mysql-db=" + o.Conn.DB,
 		"--tables=" + strconv.Itoa(o.Tables), "--table-size=" + strconv.Itoa(o.TableSize)}, extra...)
 	args = append(args, command)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)

@@ -3,6 +3,7 @@ package oltp
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 
 	"github.com/writepath/writepath/beneath"
@@ -20,13 +21,50 @@ var (
 // must pass the worker's guard.
 func (w *Workload) Check(env workload.Env) error {
 	_, err := CheckServer(w.Spec.GetServer(), env)
-	return err
+	errs := []error{err}
+	if e := w.endpoint(env); e != "" && env.Guard != nil {
+		if err := env.Allow(workload.Endpoint, e); err != nil {
+			errs = append(errs, fmt.Errorf("oltp --mysql-host/--mysql-port/--mysql-socket: %w", err))
+		}
+	}
+	if f := w.Spec.GetConnection().GetPasswordFile(); f != "" {
+		if _, err := env.Path(f); err != nil {
+			errs = append(errs, fmt.Errorf("oltp --mysql-password-file: %w", err))
+		}
+	}
+	errs = append(errs, CheckNoPassword(w.Spec.GetConnection(), env))
+	if err := env.Memory(Memory(w.Options)); err != nil {
+		errs = append(errs, fmt.Errorf("oltp --threads=%d: %w", w.Options.Threads, err))
+	}
+	return errors.Join(errs...)
+}
+
+// ErrPasswordInSpec refuses a spec that carries a MySQL password: the
+// coordinator stores every spec it runs, in plain text.
+var ErrPasswordInSpec = errors.New("the spec carries a MySQL password, which the coordinator stores with the run; give --mysql-password-file (a 0600 file on the worker) instead")
+
+// CheckNoPassword refuses, on a guarded worker, a connection whose
+// password is in the spec (writepath's CLI never sends one; an older or
+// hand-made client could).
+func CheckNoPassword(c *oltpv1.Connection, env workload.Env) error {
+	if env.Guard != nil && c.GetPassword() != "" {
+		return fmt.Errorf("oltp --mysql-password: %w", ErrPasswordInSpec)
+	}
+	return nil
 }
 
 // Needs implements workload.Needer: the managed server's directory,
-// snapshot and binary.
+// snapshot and binary, the database server the spec connects to and its
+// password file.
 func (w *Workload) Needs(env workload.Env) workload.Needs {
-	return ServerNeeds(w.Spec.GetServer(), env)
+	n := ServerNeeds(w.Spec.GetServer(), env)
+	if e := w.endpoint(env); e != "" {
+		n.Endpoints = append(n.Endpoints, e)
+	}
+	if f := w.Spec.GetConnection().GetPasswordFile(); f != "" {
+		n.Paths = append(n.Paths, underDir(env.DataDir, f))
+	}
+	return n
 }
 
 // ServerNeeds is what a managed server asks of its host: its directory and
@@ -92,6 +130,15 @@ func CheckServer(s *oltpv1.Server, env workload.Env) (CheckedServer, error) {
 		c.Snapshot, c.HasSnapshot = snap, true
 	}
 	errs = append(errs, c.checkSettings(s, env))
+	if l := s.GetListen(); l != "" && env.Guard != nil {
+		// TCP on loopback is the root password's to guard; any other
+		// address opens the server to the network.
+		if ip := net.ParseIP(l); l != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			if err := env.Allow(workload.Setting, "bind_address"); err != nil {
+				errs = append(errs, fmt.Errorf("managed server --mysqld-listen %s: %w", l, err))
+			}
+		}
+	}
 	c.Binary = s.GetBinary()
 	if env.Guard != nil {
 		bin := serverBinary(s, env)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -31,6 +32,7 @@ func testServer() *mysqld.Instance {
 		if shared.dir, shared.err = os.MkdirTemp("", "wp-"); shared.err != nil {
 			return
 		}
+		os.Chmod(shared.dir, 0o711) // the server's account must enter it
 		shared.inst, shared.err = mysqld.New(ctx, mysqld.Options{Dir: shared.dir, StartTimeout: 60 * time.Second, Settings: []mysqld.Setting{
 			{Key: "innodb_buffer_pool_size", Value: "128M"},
 			// Tests measure behaviour, not durability: skip the fsync per commit.
@@ -64,8 +66,12 @@ func TestMain(m *testing.M) {
 // testSpec is a small spec on the test server's socket as root.
 func testSpec(db string, tables, size uint32) *oltpv1.Spec {
 	user := "root"
+	pw, err := testServer().Password()
+	if err != nil {
+		panic(err)
+	}
 	return &oltpv1.Spec{Tables: &tables, TableSize: &size, RandSeed: 42,
-		Connection: &oltpv1.Connection{Socket: testServer().Socket(), User: &user, Db: &db}}
+		Connection: &oltpv1.Connection{Socket: testServer().Socket(), User: &user, Db: &db, Password: pw}}
 }
 
 func u32p(v uint32) *uint32 { return &v }
@@ -103,7 +109,8 @@ func prepared(t *testing.T, s *oltpv1.Spec) Options {
 // adminConn is a root connection to db ("" for none), closed at cleanup.
 func adminConn(t *testing.T, db string) *conn {
 	t.Helper()
-	c, err := dial(context.Background(), ConnOptions{Socket: testServer().Socket(), User: "root", DB: db}, db != "")
+	pw, _ := testServer().Password()
+	c, err := dial(context.Background(), ConnOptions{Socket: testServer().Socket(), User: "root", Password: pw, DB: db}, db != "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,3 +139,16 @@ func runFor(t *testing.T, ctx context.Context, o Options) (*Summary, *workload.R
 }
 
 func envQuiet() workload.Env { return workload.Env{} }
+
+// reachableTempDir is t.TempDir made enterable by the managed server's
+// account (the testing package makes it and its parent 0700).
+func reachableTempDir(t *testing.T) string {
+	t.Helper()
+	d := t.TempDir()
+	for _, p := range []string{d, filepath.Dir(d)} {
+		if err := os.Chmod(p, 0o711); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return d
+}

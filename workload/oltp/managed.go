@@ -2,6 +2,7 @@ package oltp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -13,22 +14,25 @@ import (
 
 // A spec that names a managed server (--mysqld-dir, with --binary/--set or
 // --mysqld-binary/--mysqld-set and optionally --mysqld-snapshot) has its
-// server readied by the run's first phase on each worker, so a campaign
-// cell's settings reach the server without anything outside the kind:
+// server readied by each phase on each worker, so a campaign cell's
+// settings reach the server without anything outside the kind:
 //
 //   - prepare: stop the server if it runs, roll the datadir back to the
 //     snapshot if there is one (the tables are then already prepared, so
 //     the phase creates nothing), else initialise a datadir if needed;
 //     start it with the spec's settings; with a snapshot path but no
-//     snapshot yet, prepare the tables, then stop, snapshot and restart,
-//     so every later round starts from identical data.
-//   - run: when the server is not running with exactly the spec's
-//     settings (a run submitted without prepare), the same readying first.
-//   - cleanup: against the managed server, if it runs.
+//     snapshot yet, prepare the tables, then stop and snapshot, so every
+//     later round starts from identical data.
+//   - run: start the server with the spec's settings on the datadir the
+//     prepare left (unless it already runs with exactly those).
+//   - cleanup: start it if its datadir exists, drop the tables.
 //
-// The server is started detached: it outlives the phase (the next phase
-// is a new Workload) and the next cell restarts it with its own settings.
-// Without a managed server Run only connects, as before.
+// A phase stops the server it started when it ends, so no database
+// outlives the job that needed it; --mysqld-keep leaves it running (and a
+// later phase finding it running with the same settings uses it as is).
+// The server is started detached either way: stopping is the phase's
+// decision, not a side effect of the worker's exit. Without a managed
+// server Run only connects, as before.
 
 // Run executes one phase, readying a managed server first when the spec
 // names one.
@@ -41,6 +45,12 @@ func (w *Workload) Run(ctx context.Context, phase string, env workload.Env, rec 
 	if err != nil {
 		return err
 	}
+	if err := w.checkConnection(env); err != nil {
+		return err
+	}
+	if err := w.readPasswordFile(env); err != nil {
+		return err
+	}
 	if srv.GetDir() == "" {
 		return w.runPhase(ctx, phase, env, rec)
 	}
@@ -48,42 +58,63 @@ func (w *Workload) Run(ctx context.Context, phase string, env workload.Env, rec 
 	if err != nil {
 		return err
 	}
-	defer in.Close() // detached: leaves the server running
+	defer in.Close() // detached: Close leaves it to stopIfStarted
+	started, err := w.managedPhase(ctx, in, want, checked, phase, env, rec)
+	if started && !srv.GetKeep() {
+		// Not the phase's context: a cancelled phase stops its server too.
+		if serr := in.Stop(context.WithoutCancel(ctx)); serr != nil {
+			err = errors.Join(err, fmt.Errorf("oltp managed server: %w", serr))
+		}
+	}
+	return err
+}
+
+// managedPhase readies the server for phase and runs it; started says
+// whether the phase started the server (which it then stops).
+func (w *Workload) managedPhase(ctx context.Context, in *mysqld.Instance, want []mysqld.Setting, checked CheckedServer,
+	phase string, env workload.Env, rec *workload.Recorder) (started bool, err error) {
 	if phase == PhaseCleanup {
-		// Cleanup drops the tables of the server that runs; a stopped one
-		// has nothing to clean (the next prepare restores the snapshot).
+		// Cleanup drops the tables of a server whose datadir exists; a
+		// fresh directory has nothing to clean.
 		if !in.Running() {
-			return nil
+			if !in.Initialized() {
+				return false, nil
+			}
+			in.SetSettings(want)
+			if err := in.Start(ctx); err != nil {
+				return false, fmt.Errorf("oltp managed server %s: %w", in.Dir(), err)
+			}
+			started = true
 		}
 		if err := w.connectTo(in); err != nil {
-			return err
+			return started, err
 		}
-		return w.runPhase(ctx, phase, env, rec)
+		return started, w.runPhase(ctx, phase, env, rec)
 	}
 	var snap *beneath.Path
 	if checked.HasSnapshot {
 		snap = &checked.Snapshot
 	}
-	prepared, err := readyServer(ctx, in, want, snap, phase)
+	prepared, started, err := readyServer(ctx, in, want, snap, phase)
 	if err != nil {
-		return fmt.Errorf("oltp managed server %s: %w", in.Dir(), err)
+		return started, fmt.Errorf("oltp managed server %s: %w", in.Dir(), err)
 	}
 	if err := w.connectTo(in); err != nil {
-		return err
+		return started, err
 	}
 	if phase == PhasePrepare && prepared {
 		if env.Progress != nil {
 			fmt.Fprintf(env.Progress, "oltp: datadir restored from %s; tables already prepared\n", snap)
 		}
-		return nil
+		return started, nil
 	}
 	if err := w.runPhase(ctx, phase, env, rec); err != nil {
-		return err
+		return started, err
 	}
 	if phase == PhasePrepare && snap != nil {
-		return takeSnapshot(ctx, in, *snap)
+		return started, takeSnapshot(ctx, in, *snap)
 	}
-	return nil
+	return started, nil
 }
 
 // openServer opens (or adopts, when it runs) the instance in the checked
@@ -99,7 +130,7 @@ func openServer(ctx context.Context, srv *oltpv1.Server, checked CheckedServer) 
 		return nil, nil, fmt.Errorf("oltp managed server: %w", err)
 	}
 	want := checked.Settings // as the guard resolved them
-	opts.Dir, opts.Binary, opts.Exec = checked.Dir.String(), checked.Binary, checked.Exec
+	opts.Dir, opts.Binary, opts.Exec, opts.Listen = checked.Dir.String(), checked.Binary, checked.Exec, srv.GetListen()
 	opts.Detach, opts.Settings = true, nil
 	in, err := mysqld.Open(ctx, opts)
 	if err != nil {
@@ -108,37 +139,40 @@ func openServer(ctx context.Context, srv *oltpv1.Server, checked CheckedServer) 
 	return in, want, nil
 }
 
-// readyServer restarts the server with the spec's settings when the phase
-// is the run's first (prepare), or when a run phase finds it stopped or
-// configured otherwise. It reports whether a snapshot was restored.
-func readyServer(ctx context.Context, in *mysqld.Instance, want []mysqld.Setting, snap *beneath.Path, phase string) (bool, error) {
+// readyServer (re)starts the server with the spec's settings: always for
+// prepare (from the snapshot when there is one), for run and cleanup only
+// when it is not running with exactly those settings (a run phase starts
+// on the datadir the prepare left; a fresh one is restored or
+// initialised). It reports whether a snapshot was restored and whether it
+// started the server.
+func readyServer(ctx context.Context, in *mysqld.Instance, want []mysqld.Setting, snap *beneath.Path, phase string) (restored, started bool, err error) {
 	if phase != PhasePrepare && in.Running() && slices.Equal(in.Settings(), want) {
-		return false, nil
+		return false, false, nil
 	}
 	if in.Running() {
 		if err := in.Stop(ctx); err != nil {
-			return false, err
+			return false, false, err
 		}
 	}
-	restored := false
-	if snap != nil {
+	if snap != nil && (phase == PhasePrepare || !in.Initialized()) {
 		if ok, _ := snap.Exists(); ok {
 			if err := in.Restore(ctx, snap.String()); err != nil {
-				return false, err
+				return false, false, err
 			}
 			restored = true
 		}
 	}
 	if !restored && !in.Initialized() {
 		if err := in.Init(ctx); err != nil {
-			return false, err
+			return false, false, err
 		}
 	}
 	in.SetSettings(want)
-	return restored, in.Start(ctx)
+	return restored, true, in.Start(ctx)
 }
 
-// takeSnapshot keeps the freshly prepared datadir for later rounds.
+// takeSnapshot keeps the freshly prepared datadir for later rounds (and
+// starts the server again: the phase that started it stops it).
 func takeSnapshot(ctx context.Context, in *mysqld.Instance, snap beneath.Path) error {
 	if ok, _ := snap.Exists(); ok {
 		return nil
@@ -163,7 +197,12 @@ func (w *Workload) connectTo(in *mysqld.Instance) error {
 	user, db := in.User(), "sbtest"
 	conn.Socket = in.Socket()
 	if conn.User == nil {
-		conn.User = &user
+		// root, with the instance's password: read here, kept in memory.
+		pw, err := in.Password()
+		if err != nil {
+			return fmt.Errorf("oltp managed server: %w", err)
+		}
+		conn.User, conn.Password = &user, pw
 	}
 	if conn.Db == nil {
 		conn.Db = &db

@@ -18,12 +18,14 @@ import (
 // oltp spec that names a managed server, as a campaign submits them
 // (prepare, run): the first initialises, prepares and snapshots; the second
 // restores the snapshot instead of preparing and restarts the server with
-// its own settings; both measure transactions.
+// its own settings; both measure transactions. Each phase stops the server
+// it started (issue 13, point 1); the next starts it with the cell's
+// settings.
 func TestManagedServerAppliesCellSettings(t *testing.T) {
 	if _, err := mysqld.FindBinary(); err != nil {
 		t.Fatalf("needs a server binary (make deps installs mariadb-server): %v", err)
 	}
-	dataDir := t.TempDir()
+	dataDir := reachableTempDir(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	defer stopManaged(t, filepath.Join(dataDir, "srv"))
@@ -60,8 +62,8 @@ func TestManagedServerAppliesCellSettings(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := mysqld.Setting{Key: "innodb_flush_log_at_trx_commit", Value: flush}
-		if !in.Running() || !slices.Contains(in.Settings(), want) {
-			t.Errorf("cell flush=%s: server running %v with %v; want it running with %v", flush, in.Running(), in.Settings(), want)
+		if in.Running() || !slices.Contains(in.Settings(), want) {
+			t.Errorf("cell flush=%s: server running %v with %v; want it stopped after the phase, last run with %v", flush, in.Running(), in.Settings(), want)
 		}
 		in.Close()
 	}
@@ -78,4 +80,40 @@ func stopManaged(t *testing.T, dir string) {
 		t.Errorf("stop managed server: %v", err)
 	}
 	in.Close()
+}
+
+// TestManagedServerKeep (issue 13, point 1): --mysqld-keep leaves the
+// server running after the phase (and the next phase uses it as it is);
+// without it the phase that started the server stops it.
+func TestManagedServerKeep(t *testing.T) {
+	dataDir := reachableTempDir(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir := filepath.Join(dataDir, "srv")
+	defer stopManaged(t, dir)
+	for _, keep := range []bool{true, false} {
+		args := []string{"--mysqld-dir=srv", "--set", "innodb_buffer_pool_size=64M", "--tables=1", "--table-size=100", "--time=1"}
+		if keep {
+			args = append(args, "--mysqld-keep")
+		}
+		spec, err := ParseArgs(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, _ := NewFromSpec(spec)
+		env := workload.Env{DataDir: dataDir, Start: time.Now()}
+		for _, phase := range []string{PhaseCleanup, PhasePrepare} {
+			if err := w.Run(ctx, phase, env, workload.NewRecorder(env.Start)); err != nil {
+				t.Fatalf("keep %v: %s: %v", keep, phase, err)
+			}
+		}
+		in, err := mysqld.Open(ctx, mysqld.Options{Dir: dir, Detach: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Running() != keep {
+			t.Errorf("--mysqld-keep %v: server running after prepare: %v", keep, in.Running())
+		}
+		in.Close()
+	}
 }

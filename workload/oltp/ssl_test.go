@@ -23,13 +23,14 @@ import (
 // offers TLS (a second server with a certificate made here) is refused,
 // saying why, before anything is sent.
 func TestMySQLSSL(t *testing.T) {
-	plain := ConnOptions{Socket: testServer().Socket(), User: "root", SSL: true}
+	pw, _ := testServer().Password()
+	plain := ConnOptions{Socket: testServer().Socket(), User: "root", Password: pw, SSL: true}
 	if err := checkSSL(t.Context(), plain); err != nil {
 		t.Fatalf("checkSSL on a server without TLS = %v; want nil", err)
 	}
 	// The shared server again, restarted with a certificate, then as it was.
 	in := testServer()
-	cert, key := writeCert(t, t.TempDir())
+	cert, key := writeCert(t, reachableTempDir(t))
 	ctx := context.Background()
 	was := in.Settings()
 	restart := func(s []mysqld.Setting) {
@@ -43,7 +44,7 @@ func TestMySQLSSL(t *testing.T) {
 	}
 	restart(append(append([]mysqld.Setting(nil), was...), mysqld.Setting{Key: "ssl_cert", Value: cert}, mysqld.Setting{Key: "ssl_key", Value: key}))
 	defer restart(was)
-	err := checkSSL(t.Context(), ConnOptions{Socket: in.Socket(), User: "root", SSL: true})
+	err := checkSSL(t.Context(), ConnOptions{Socket: in.Socket(), User: "root", Password: pw, SSL: true})
 	if err == nil || !strings.Contains(err.Error(), "offers TLS") {
 		t.Errorf("checkSSL on a server with TLS = %v; want a refusal saying it offers TLS", err)
 	}
@@ -68,7 +69,8 @@ func writeCert(t *testing.T, dir string) (cert, key string) {
 	}
 	cert, key = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
 	for path, blk := range map[string]*pem.Block{cert: {Type: "CERTIFICATE", Bytes: der}, key: {Type: "EC PRIVATE KEY", Bytes: kb}} {
-		if err := os.WriteFile(path, pem.EncodeToMemory(blk), 0o600); err != nil {
+		// Readable by the server's account (mysql, when the test runs as root).
+		if err := os.WriteFile(path, pem.EncodeToMemory(blk), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/writepath/writepath/mysqld"
 	"github.com/writepath/writepath/workload"
 )
 
@@ -24,7 +25,7 @@ func (w *Workload) TraceTargets(env workload.Env) workload.TraceTargets {
 	}
 	dir := underDir(env.DataDir, d)
 	var t workload.TraceTargets
-	if b, err := os.ReadFile(filepath.Join(dir, "mysqld.pid")); err == nil {
+	if b, err := os.ReadFile(mysqld.PIDFileIn(dir)); err == nil {
 		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
 			t.PIDs = []int{pid}
 		}

@@ -81,6 +81,9 @@ func New(spec []byte) (workload.Workload, error) {
 
 // NewFromSpec validates s and returns its Workload.
 func NewFromSpec(s *oltpv1.Spec) (*Workload, error) {
+	if err := checkLimits(s); err != nil {
+		return nil, fmt.Errorf("oltp spec: %w", err)
+	}
 	o, err := Resolve(s)
 	if err != nil {
 		return nil, fmt.Errorf("oltp spec: %w", err)

@@ -443,8 +443,12 @@ type Connection struct {
 	// ignore_errors_set marks ignore_errors as given, so that an explicit
 	// empty list ("--mysql-ignore-errors=none") differs from the default.
 	IgnoreErrorsSet bool `protobuf:"varint,8,opt,name=ignore_errors_set,json=ignoreErrorsSet,proto3" json:"ignore_errors_set,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// password_file is --mysql-password-file: a file (mode 0600, inside the
+	// worker's allowed paths) whose first line is the password, read on the
+	// worker when the phase runs, so the password is in no stored spec.
+	PasswordFile  string `protobuf:"bytes,9,opt,name=password_file,json=passwordFile,proto3" json:"password_file,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Connection) Reset() {
@@ -533,6 +537,13 @@ func (x *Connection) GetIgnoreErrorsSet() bool {
 	return false
 }
 
+func (x *Connection) GetPasswordFile() string {
+	if x != nil {
+		return x.PasswordFile
+	}
+	return ""
+}
+
 // Server describes a managed mysqld/mariadbd instance.
 type Server struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -543,7 +554,13 @@ type Server struct {
 	// settings are my.cnf overrides, applied in order (--set key=value).
 	Settings []*Setting `protobuf:"bytes,3,rep,name=settings,proto3" json:"settings,omitempty"`
 	// snapshot is a datadir copy restored before the run, if set.
-	Snapshot      string `protobuf:"bytes,4,opt,name=snapshot,proto3" json:"snapshot,omitempty"`
+	Snapshot string `protobuf:"bytes,4,opt,name=snapshot,proto3" json:"snapshot,omitempty"`
+	// listen is --mysqld-listen: the TCP address the managed server listens
+	// on (e.g. 127.0.0.1); empty (the default) is the Unix socket only.
+	Listen string `protobuf:"bytes,5,opt,name=listen,proto3" json:"listen,omitempty"`
+	// keep is --mysqld-keep: leave the managed server running when the phase
+	// that started it ends (by default each phase stops it).
+	Keep          bool `protobuf:"varint,6,opt,name=keep,proto3" json:"keep,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -604,6 +621,20 @@ func (x *Server) GetSnapshot() string {
 		return x.Snapshot
 	}
 	return ""
+}
+
+func (x *Server) GetListen() string {
+	if x != nil {
+		return x.Listen
+	}
+	return ""
+}
+
+func (x *Server) GetKeep() bool {
+	if x != nil {
+		return x.Keep
+	}
+	return false
 }
 
 // Setting is one my.cnf key=value line of the [mysqld] section.
@@ -720,25 +751,28 @@ const file_writepath_oltp_v1_oltp_proto_rawDesc = "" +
 	"\x0e_index_updatesB\x14\n" +
 	"\x12_non_index_updatesB\x11\n" +
 	"\x0f_delete_insertsB\x1a\n" +
-	"\x18_forced_shutdown_seconds\"\x85\x02\n" +
+	"\x18_forced_shutdown_seconds\"\xaf\x02\n" +
 	"\n" +
 	"Connection\x12\x12\n" +
 	"\x04host\x18\x01 \x01(\tR\x04host\x12\x17\n" +
 	"\x04port\x18\x02 \x01(\rH\x00R\x04port\x88\x01\x01\x12\x16\n" +
 	"\x06socket\x18\x03 \x01(\tR\x06socket\x12\x17\n" +
-	"\x04user\x18\x04 \x01(\tH\x01R\x04user\x88\x01\x01\x12\x1a\n" +
-	"\bpassword\x18\x05 \x01(\tR\bpassword\x12\x13\n" +
+	"\x04user\x18\x04 \x01(\tH\x01R\x04user\x88\x01\x01\x12\x1f\n" +
+	"\bpassword\x18\x05 \x01(\tB\x03\x80\x01\x01R\bpassword\x12\x13\n" +
 	"\x02db\x18\x06 \x01(\tH\x02R\x02db\x88\x01\x01\x12#\n" +
 	"\rignore_errors\x18\a \x03(\tR\fignoreErrors\x12*\n" +
-	"\x11ignore_errors_set\x18\b \x01(\bR\x0fignoreErrorsSetB\a\n" +
+	"\x11ignore_errors_set\x18\b \x01(\bR\x0fignoreErrorsSet\x12#\n" +
+	"\rpassword_file\x18\t \x01(\tR\fpasswordFileB\a\n" +
 	"\x05_portB\a\n" +
 	"\x05_userB\x05\n" +
-	"\x03_db\"\x86\x01\n" +
+	"\x03_db\"\xb2\x01\n" +
 	"\x06Server\x12\x16\n" +
 	"\x06binary\x18\x01 \x01(\tR\x06binary\x12\x10\n" +
 	"\x03dir\x18\x02 \x01(\tR\x03dir\x126\n" +
 	"\bsettings\x18\x03 \x03(\v2\x1a.writepath.oltp.v1.SettingR\bsettings\x12\x1a\n" +
-	"\bsnapshot\x18\x04 \x01(\tR\bsnapshot\"1\n" +
+	"\bsnapshot\x18\x04 \x01(\tR\bsnapshot\x12\x16\n" +
+	"\x06listen\x18\x05 \x01(\tR\x06listen\x12\x12\n" +
+	"\x04keep\x18\x06 \x01(\bR\x04keep\"1\n" +
 	"\aSetting\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value*\x81\x01\n" +
