@@ -57,6 +57,41 @@ func TestLiveSample(t *testing.T) {
 		t.Errorf("server lacks status variables %v", second.Missing)
 	}
 	t.Logf("mariadb=%v redo %d bytes over %v; checkpoint age %d", vars.MariaDB(), second.Delta.OSLogWritten, second.Interval, second.Log.CheckpointAge())
+	if vars.MariaDB() {
+		checkStatusLSNs(ctx, t, db)
+	}
+}
+
+// checkStatusLSNs: MariaDB's Innodb_lsn_* status variables, which the
+// sampler reads there, tell what SHOW ENGINE INNODB STATUS's LOG section
+// tells, read around it (the LSNs only grow).
+func checkStatusLSNs(ctx context.Context, t *testing.T, db *sql.DB) {
+	t.Helper()
+	read := func() LogStatus {
+		m, err := showPairs(ctx, db, "SHOW GLOBAL STATUS", lsnVars)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, ok, err := statusLog(m)
+		if err != nil || !ok {
+			t.Fatalf("MariaDB without Innodb_lsn_* status: %v %v (%v)", ok, err, m)
+		}
+		return l
+	}
+	before := read()
+	eng, err := engineLog(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := read()
+	between := func(name string, lo, v, hi uint64) {
+		if v < lo || v > hi {
+			t.Errorf("%s: engine status %d, status variables %d then %d", name, v, lo, hi)
+		}
+	}
+	between("LSN", before.LSN, eng.LSN, after.LSN)
+	between("flushed to", before.FlushedTo, eng.FlushedTo, after.FlushedTo)
+	between("last checkpoint", before.LastCheckpoint, eng.LastCheckpoint, after.LastCheckpoint)
 }
 
 // writeSome commits a few rows in a scratch schema of its own.
