@@ -2,6 +2,7 @@ package hist
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -38,5 +39,26 @@ func BenchmarkMerge(b *testing.B) {
 		if acc.Count() > 1<<50 {
 			acc.Reset()
 		}
+	}
+}
+
+// TestEncodeSurvivesCollections: Encode's compressor is kept across
+// garbage collections (a sync.Pool would drop it, and a new one is 1 MB).
+func TestEncodeSurvivesCollections(t *testing.T) {
+	h := interval()
+	if _, err := h.Encode(); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 10 {
+		runtime.GC()
+		if _, err := h.Encode(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if b := after.TotalAlloc - before.TotalAlloc; b > 256<<10 {
+		t.Errorf("10 encodes between collections allocated %d bytes; want only their results", b)
 	}
 }

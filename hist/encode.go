@@ -28,8 +28,7 @@ const (
 // encoder is Encode's reusable state: the payload, the compressor and the
 // compressed bytes. A zlib writer is ~1 MB; making one per Encode (as
 // hdrhistogram-go does) was most of what a worker and the coordinator
-// allocated per interval, so they live in a pool (a cache, not state: any
-// encoder gives the same bytes). BestSpeed, where hdrhistogram-go uses
+// allocated per interval. BestSpeed, where hdrhistogram-go uses
 // BestCompression: 7 times less CPU for 6% more bytes (a latency
 // histogram's payload is a few KB of small varints).
 type encoder struct {
@@ -38,20 +37,49 @@ type encoder struct {
 	z       *zlib.Writer
 }
 
-var encoders = sync.Pool{New: func() any {
+// encoders keeps idle encoders: a cache, not state (any encoder gives the
+// same bytes). Not a sync.Pool, which empties at every garbage collection:
+// each collection then cost a new 1 MB writer, garbage that brought the
+// next collection closer, and a collection stops the oltp clients (their
+// raw reads) until the slowest answer.
+var encoders struct {
+	sync.Mutex
+	free []*encoder
+}
+
+// maxIdleEncoders bounds the cache: encodes that run at once (a worker's
+// interval, the coordinator's merge, a report).
+const maxIdleEncoders = 4
+
+func getEncoder() *encoder {
+	encoders.Lock()
+	defer encoders.Unlock()
+	if n := len(encoders.free); n > 0 {
+		e := encoders.free[n-1]
+		encoders.free = encoders.free[:n-1]
+		return e
+	}
 	e := &encoder{}
 	// Cannot fail: the level is valid.
 	e.z, _ = zlib.NewWriterLevel(&e.comp, zlib.BestSpeed)
 	return e
-}}
+}
+
+func putEncoder(e *encoder) {
+	encoders.Lock()
+	defer encoders.Unlock()
+	if len(encoders.free) < maxIdleEncoders {
+		encoders.free = append(encoders.free, e)
+	}
+}
 
 // Encode returns h in HdrHistogram's compressed V2 encoding (base64 text), the
 // format every HdrHistogram implementation reads (the uncompressed payload is
 // byte for byte what hdrhistogram-go writes). The overflow count does not travel: values above
 // Highest are already recorded as Highest. It allocates only the result.
 func (h *Histogram) Encode() ([]byte, error) {
-	e := encoders.Get().(*encoder)
-	defer encoders.Put(e)
+	e := getEncoder()
+	defer putEncoder(e)
 	e.payload = h.appendV2(e.payload[:0])
 	e.comp.Reset()
 	e.z.Reset(&e.comp)
