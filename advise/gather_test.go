@@ -78,6 +78,10 @@ func TestGatherLiveServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
+	// MkdirTemp makes it 0700; the server runs as mysql and must enter it.
+	if err := os.Chmod(dir, 0o711); err != nil {
+		t.Fatal(err)
+	}
 	in, err := mysqld.New(ctx, mysqld.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -89,8 +93,12 @@ func TestGatherLiveServer(t *testing.T) {
 	if err := in.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
+	pw, err := in.Password()
+	if err != nil {
+		t.Fatal(err)
+	}
 	dsn := "root@unix(" + in.Socket() + ")/"
-	db, err := sql.Open("mysql", dsn)
+	db, err := sql.Open("mysql", "root:"+pw+"@unix("+in.Socket()+")/")
 	if err != nil {
 		t.Fatal(err)
 	}
