@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/writepath/writepath/coordinator/store"
 	"github.com/writepath/writepath/internal/echo"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/results"
@@ -23,7 +24,9 @@ type controlService struct {
 
 var _ writepathv1.ControlServiceServer = (*controlService)(nil)
 
-// toStatus maps a domain error to a gRPC status with the same message.
+// toStatus maps a domain error to a gRPC status with the same message:
+// NotFound only for what is not stored, DataLoss for a damaged store,
+// Internal for anything unforeseen.
 func toStatus(err error) error {
 	code := codes.Internal
 	switch {
@@ -33,7 +36,11 @@ func toStatus(err error) error {
 		code = codes.FailedPrecondition
 	case errors.Is(err, ErrRunNotFound), errors.Is(err, ErrCampaignNotFound), errors.Is(err, results.ErrRunNotFound):
 		code = codes.NotFound
-	case errors.Is(err, ErrClosed):
+	case errors.Is(err, store.ErrCorrupt):
+		// The store holds the run but cannot read it back: the client
+		// must hear that (and the file named), not that it is missing.
+		code = codes.DataLoss
+	case errors.Is(err, ErrClosed), errors.Is(err, store.ErrClosed):
 		code = codes.Unavailable
 	case errors.Is(err, ErrLimit):
 		code = codes.ResourceExhausted

@@ -11,8 +11,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/writepath/writepath/coordinator/store"
 	"github.com/writepath/writepath/hist"
-
 	"github.com/writepath/writepath/internal/echo"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 )
@@ -292,11 +292,17 @@ func (c *Coordinator) Cancel(id, reason string) (*writepathv1.Run, error) {
 	return rec, nil
 }
 
-// GetRun returns a run's record from the store.
+// GetRun returns a run's record from the store. Only a run the store does
+// not have is ErrRunNotFound; any other failure (a damaged store, one
+// closed) comes back as the store said it, so that a client is not told a
+// run it has is missing.
 func (c *Coordinator) GetRun(id string) (*writepathv1.Run, error) {
 	rec, err := c.store.GetRun(id)
-	if err != nil {
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %s", ErrRunNotFound, echo.Clip(id))
+	}
+	if err != nil {
+		return nil, err
 	}
 	return rec, nil
 }
