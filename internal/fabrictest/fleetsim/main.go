@@ -68,8 +68,13 @@ func run(addr string, n, perConn, seconds, pid int) error {
 			conns = append(conns, c)
 		}
 		w := &simWorker{name: fmt.Sprintf("sim-%04d", i), hdr: payloads[i%len(payloads)]}
+		// The connection is chosen here, not in the goroutine: one that
+		// starts late (a loaded machine) would read a later conns and pile
+		// onto the newest connection past its 100 concurrent streams,
+		// where gRPC queues the stream and the worker never says hello.
+		wc := writepathv1.NewWorkerServiceClient(conns[len(conns)-1])
 		wg.Add(1)
-		go func() { defer wg.Done(); w.serve(ctx, writepathv1.NewWorkerServiceClient(conns[len(conns)-1])) }()
+		go func() { defer wg.Done(); w.serve(ctx, wc) }()
 	}
 	ctl := writepathv1.NewControlServiceClient(conns[0])
 	if err := waitConnected(ctx, ctl, n); err != nil {
