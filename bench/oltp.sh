@@ -1,38 +1,57 @@
 #!/usr/bin/env bash
-# bench/oltp.sh — writepath's oltp workload against sysbench 1.0.20 on one
-# managed MariaDB/MySQL instance: same tables, same threads, same duration,
-# the two clients alternating (ABBA). Prints TPS, p99 latency and the client's
-# whole-process CPU seconds per 1,000 transactions (user+sys from
-# /usr/bin/time, i.e. from the kernel, not self-reported), and the same
-# prepare's rows/s, with writepath/sysbench ratios.
+# bench/oltp.sh — the user's command, `writepath run oltp run` (embedded
+# fabric, telemetry and tracing as their defaults), against sysbench 1.0.20
+# oltp_write_only on one private MariaDB/MySQL instance: same tables, same
+# threads, same duration, at innodb_flush_log_at_trx_commit=1 (the default:
+# every commit fsynced) and 2, the two clients alternating.
 #
-#   bench/oltp.sh                       # 8 x 100,000 rows, threads 16 and 64, 30 s
-#   TABLES=4 SIZE=10000 TIME=5 THREADS="8" bench/oltp.sh   # quick look
+#   bench/oltp.sh                                  # 8 x 100,000 rows; trx_commit 1 and 2; 8, 16, 64 threads
+#   COMMITS=1 THREADS=16 ROUNDS=1 TIME=5 bench/oltp.sh   # a quick look
 #
-# Each measurement runs in ABBA order (sysbench, writepath, writepath,
-# sysbench): every run leaves purge work and dirty pages to the next one.
+# Order: every round is ABBA (round 1 S W W S, round 2 W S S W, ...): a run
+# leaves purge work and dirty pages to the next, and a busy machine drifts,
+# so each writepath run is paired with the sysbench run beside it. Ratios
+# are writepath/sysbench per pair: the median and the range over pairs.
+# Each tool's figure is the median of its runs and their range.
 #
-# Environment: TABLES, SIZE, TIME, THREADS (list), PREP_THREADS (default 16),
-# BINARY (server binary), SET (extra --set k=v words for the server).
-# Targets (issue 4): TPS >= 1.0x, CPU/1k trx <= 1.0x, prepare rows/s >= 1.5x.
+# Per run: TPS and p99 from the tool's own summary; client CPU (user+sys of
+# the whole process tree, from the kernel via /usr/bin/time: writepath's
+# embedded coordinator and worker included) and its voluntary context
+# switches, per 1,000 transactions; the server's CPU per 1,000 transactions
+# (/proc/PID/stat of mysqld, all threads); the first second's TPS over the
+# run's median second (writepath's interval lines; sysbench's
+# --report-interval=1).
+#
+# Environment: TABLES (8), SIZE (100000), TIME (10 s per run), ROUNDS (2),
+# THREADS ("8 16 64"), COMMITS ("1 2"), BINARY (server binary), SET (extra
+# --set k=v words for the server), WP_FLAGS (extra `writepath run` flags,
+# e.g. --no-trace), PREPARE (1: also time both prepares, ABBA).
+# A full run: 2 x 3 x ROUNDS x 4 runs of TIME s, about 10 min at the defaults.
+# Targets (issue 16): TPS >= 1.0x, p99 <= 1.0x, client CPU per 1k trx <= 1.0x.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TABLES=${TABLES:-8}
 SIZE=${SIZE:-100000}
-TIME=${TIME:-30}
-THREADS=${THREADS:-"16 64"}
+TIME=${TIME:-10}
+ROUNDS=${ROUNDS:-2}
+THREADS=${THREADS:-"8 16 64"}
+COMMITS=${COMMITS:-"1 2"}
 PREP_THREADS=${PREP_THREADS:-16}
-SET=${SET:-"--set innodb_buffer_pool_size=1G --set innodb_flush_log_at_trx_commit=2 --set innodb_log_file_size=512M --set max_prepared_stmt_count=1000000"}
+WP_FLAGS=${WP_FLAGS:-}
+PREPARE=${PREPARE:-0}
+SET=${SET:-"--set innodb_buffer_pool_size=1G --set innodb_log_file_size=512M --set max_prepared_stmt_count=1000000"}
 
 command -v sysbench >/dev/null || { echo "bench/oltp.sh: sysbench not found (apt-get install sysbench)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "bench/oltp.sh: /usr/bin/time not found (apt-get install time)" >&2; exit 1; }
+for c in $COMMITS; do
+	case $c in 0 | 1 | 2) ;; *) echo "bench/oltp.sh: COMMITS: $c is not an innodb_flush_log_at_trx_commit value (0, 1, 2)" >&2; exit 2 ;; esac
+done
 
 WORK=$(mktemp -d /tmp/wp-bench-XXXX)
 chmod 711 "$WORK" # the managed server's account (mysql) must enter it
 WP="$WORK/writepath"
-OB="$WORK/oltpbench"
-(cd "$ROOT" && go build -o "$WP" ./cmd/writepath && go build -o "$OB" ./bench/oltpbench)
+(cd "$ROOT" && go build -o "$WP" ./cmd/writepath)
 
 DIR="$WORK/db"
 stop_server() { "$WP" mysqld stop --dir "$DIR" >/dev/null 2>&1 || true; rm -rf "$WORK"; }
@@ -41,107 +60,128 @@ trap 'exit 130' INT TERM
 # shellcheck disable=SC2086
 "$WP" mysqld init --dir "$DIR" ${BINARY:+--binary "$BINARY"} $SET >/dev/null
 "$WP" mysqld start --dir "$DIR" >/dev/null
-SOCK=$("$WP" mysqld status --dir "$DIR" | awk '/socket:/ {print $2}')
-VERSION=$("$WP" mysqld status --dir "$DIR" | awk -F'[()]' '/server:/ {print $2}')
+STATUS=$("$WP" mysqld status --dir "$DIR")
+SOCK=$(awk '/socket:/ {print $2}' <<<"$STATUS")
+VERSION=$(awk -F'[()]' '/server:/ {print $2}' <<<"$STATUS")
+SPID=$(sed -n 's/.*(pid \([0-9]*\)).*/\1/p' <<<"$STATUS" | head -1)
 
 PW=$(cat "$DIR/root.password") # root's random password (mode 0600)
 CONN=(--mysql-socket="$SOCK" --mysql-user=root --mysql-password="$PW" --mysql-db=sbtest --tables="$TABLES" --table-size="$SIZE")
 SB=(sysbench oltp_write_only --db-driver=mysql "${CONN[@]}")
-WPO=("$OB")
+# shellcheck disable=SC2206
+WPR=("$WP" run oltp --db "$WORK/wp.db" --data-dir "$WORK/data" $WP_FLAGS)
 
 sql() { MYSQL_PWD=$PW mariadb -S "$SOCK" -uroot -N -e "$1" 2>/dev/null || MYSQL_PWD=$PW mysql -S "$SOCK" -uroot -N -e "$1"; }
+# srv_ticks: the server's user+sys clock ticks so far (all its threads).
+srv_ticks() { awk '{print $14 + $15}' "/proc/$SPID/stat"; }
+HZ=$(getconf CLK_TCK)
 
-# timed OUT CMD...: runs CMD, output to OUT, "elapsed user sys" to OUT.time.
-timed() { local out=$1; shift; /usr/bin/time -f "%e %U %S" -o "$out.time" "$@" >"$out" 2>"$out.err"; }
-
-prepare_rate() { # rows/s from OUT.time's elapsed
-	awk -v rows=$((TABLES * SIZE)) '{printf "%.0f", rows / $1}' "$1.time"
-}
+# timed OUT CMD...: runs CMD, stdout to OUT, stderr to OUT.err,
+# "elapsed user sys voluntary involuntary" to OUT.time.
+timed() { local out=$1; shift; /usr/bin/time -f "%e %U %S %w %c" -o "$out.time" "$@" >"$out" 2>"$out.err"; }
 
 echo "server: $VERSION ($SET)"
-echo "machine: $(nproc) CPUs; other processes may share them — read the figures with that in mind"
-echo "tables: $TABLES x $SIZE rows; run: $TIME s per client per thread count; prepare threads: $PREP_THREADS"
+echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start; other processes may share them"
+echo "tables: $TABLES x $SIZE rows; $TIME s per run; $ROUNDS ABBA round(s) per setting; threads: $THREADS; trx_commit: $COMMITS"
+echo "writepath: ${WPR[*]:0:3} run ${WP_FLAGS:-(default flags)}"
 echo
 
-RUNS=""
-
-# --- prepare, in ABBA order (sysbench, writepath, writepath, sysbench) so
-# that neither client always loads right after the other's DROP TABLEs
-# and dirty-page flushing; rows/s is the mean of each client's two loads.
-# The last load (sysbench's) leaves the tables for the runs.
 sql "CREATE DATABASE IF NOT EXISTS sbtest"
-prep() { # TOOL N
-	if [ "$1" = sysbench ]; then
-		timed "$WORK/$1.prepare.$2" "${SB[@]}" --threads="$PREP_THREADS" prepare
-	else
-		timed "$WORK/$1.prepare.$2" "${WPO[@]}" prepare "${CONN[@]}" --threads="$PREP_THREADS"
-	fi
-}
-prep sysbench 1; "${SB[@]}" cleanup >/dev/null
-prep writepath 1; "${SB[@]}" cleanup >/dev/null
-prep writepath 2; "${SB[@]}" cleanup >/dev/null
-prep sysbench 2
-mean_rate() { # TOOL
-	echo $(( ($(prepare_rate "$WORK/$1.prepare.1") + $(prepare_rate "$WORK/$1.prepare.2")) / 2 ))
-}
-SB_ROWS=$(mean_rate sysbench)
-WP_ROWS=$(mean_rate writepath)
-
-# summary FILE -> "tps p99 trx"
-summary() {
-	awk '$1 == "transactions:" {gsub(/\(/, "", $3); tps=$3; trx=$2} /99th percentile:/ {p99=$3} END {print tps, p99, trx}' "$1"
-}
-cpu_per_k() { # FILE TRX
-	awk -v trx="$2" '{printf "%.3f", ($2 + $3) / trx * 1000}' "$1.time"
-}
-
-run_one() { # TOOL THREADS N -> writes $WORK/TOOL.THREADS.N.run{,.time}
-	local out="$WORK/$1.$2.$3.run"
-	if [ "$1" = sysbench ]; then
-		timed "$out" "${SB[@]}" --threads="$2" --time="$TIME" --percentile=99 run
-	else
-		timed "$out" "${WPO[@]}" run "${CONN[@]}" --threads="$2" --time="$TIME" --percentile=99
-	fi
-}
-
-# pair TOOL THREADS -> "tps p99 cpu": mean TPS of the tool's two runs, the
-# higher of its two p99s (percentiles are not averaged), CPU of both runs
-# over the transactions of both.
-pair() {
-	local a="$WORK/$1.$2.1.run" b="$WORK/$1.$2.2.run"
-	read -r t1 p1 n1 < <(summary "$a")
-	read -r t2 p2 n2 < <(summary "$b")
-	awk -v t1="$t1" -v t2="$t2" -v p1="$p1" -v p2="$p2" -v n="$((n1 + n2))" \
-		-v c="$(cat "$a.time" "$b.time" | awk '{s += $2 + $3} END {print s}')" \
-		'BEGIN {printf "%.2f %.2f %.3f\n", (t1 + t2) / 2, (p1 > p2 ? p1 : p2), c / n * 1000}'
-}
-
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2fx", a/b; else print "-" }'; }
-
-printf "%-22s %12s %12s %8s\n" "" sysbench writepath ratio
-printf "%-22s %12s %12s %8s\n" "prepare rows/s" "$SB_ROWS" "$WP_ROWS" "$(ratio "$WP_ROWS" "$SB_ROWS")"
-# Each thread count runs ABBA (sysbench, writepath, writepath, sysbench):
-# a run leaves purge work and dirty pages to the next, so neither client
-# may always go first.
-for th in $THREADS; do
-	run_one sysbench "$th" 1
-	run_one writepath "$th" 1
-	run_one writepath "$th" 2
-	run_one sysbench "$th" 2
-	read -r stps sp99 scpu < <(pair sysbench "$th")
-	read -r wtps wp99 wcpu < <(pair writepath "$th")
-	printf "%-22s %12s %12s %8s\n" "threads $th TPS" "$stps" "$wtps" "$(ratio "$wtps" "$stps")"
-	printf "%-22s %12s %12s %8s\n" "threads $th p99 ms" "$sp99" "$wp99" "$(ratio "$wp99" "$sp99")"
-	printf "%-22s %12s %12s %8s\n" "threads $th CPU s/1k trx" "$scpu" "$wcpu" "$(ratio "$wcpu" "$scpu")"
+if [ "$PREPARE" = 1 ]; then
+	# ABBA prepares; the last (sysbench's) leaves the tables for the runs.
+	prep() { # TOOL N
+		if [ "$1" = sysbench ]; then
+			timed "$WORK/prepare.$1.$2" "${SB[@]}" --threads="$PREP_THREADS" prepare
+		else
+			timed "$WORK/prepare.$1.$2" "${WPR[@]}" prepare "${CONN[@]}" --threads="$PREP_THREADS"
+		fi
+		"${SB[@]}" cleanup >/dev/null
+	}
+	prep sysbench 1; prep writepath 1; prep writepath 2; prep sysbench 2
 	for t in sysbench writepath; do
-		for n in 1 2; do
-			read -r tps p99 _ < <(summary "$WORK/$t.$th.$n.run")
-			RUNS+="  $t threads $th run $n: $tps TPS, p99 $p99 ms"$'\n'
+		r=$(cat "$WORK/prepare.$t.1.time" "$WORK/prepare.$t.2.time" | awk -v rows=$((TABLES * SIZE)) '{s += rows / $1} END {printf "%.0f", s / NR}')
+		echo "prepare rows/s ($PREP_THREADS threads, mean of 2): $t $r"
+	done
+	echo
+fi
+"${SB[@]}" --threads="$PREP_THREADS" prepare >/dev/null
+
+RUNS="$WORK/runs.txt" # commit threads pair tool tps p99 trx cpu_s vcs srv_s first_tps median_tps
+: >"$RUNS"
+
+# run_one TOOL COMMIT THREADS PAIR N: one run, one line in $RUNS.
+run_one() {
+	local tool=$1 commit=$2 th=$3 pair=$4 out="$WORK/$1.$2.$3.$4.$5" t0 t1 tps p99 trx first median
+	t0=$(srv_ticks)
+	if [ "$tool" = sysbench ]; then
+		timed "$out" "${SB[@]}" --threads="$th" --time="$TIME" --percentile=99 --report-interval=1 run
+		read -r tps p99 trx < <(awk '$1 == "transactions:" {gsub(/\(/, "", $3); tps=$3; trx=$2} /99th percentile:/ {p99=$3} END {print tps, p99, trx}' "$out")
+		# "[ 1s ] thds: 16 tps: 2705.00 ..."
+		read -r first median < <(awk '/^\[ *[0-9]+s \] thds:/ {for (i = 1; i < NF; i++) if ($i == "tps:") v[n++] = $(i + 1)} END {print first_median(v, n)}
+			function first_median(v, n,   s, i, j, t) {if (n == 0) return "0 0"; for (i = 0; i < n; i++) s[i] = v[i]; for (i = 1; i < n; i++) for (j = i; j > 0 && s[j-1] > s[j]; j--) {t = s[j]; s[j] = s[j-1]; s[j-1] = t}; return v[0] " " s[int(n / 2)]}' "$out")
+	else
+		timed "$out" "${WPR[@]}" run "${CONN[@]}" --threads="$th" --time="$TIME" --percentile=99
+		# summary row: "merged  trx  COUNT  TPS  p50  p95  p99 ..."
+		read -r tps p99 trx < <(awk '$1 == "merged" && $2 == "trx" {print $4, $7, $3; exit}' "$out")
+		# interval lines (stdout, or stderr with --json): "run  0.0-1.0s  thds 16 tps  2705.0 ..."; whole seconds only
+		read -r first median < <(awk '$1 == "run" && $2 ~ /^[0-9.]+-[0-9.]+s$/ {split($2, a, /[-s]/); if (a[2] - a[1] < 0.99) next; for (i = 1; i < NF; i++) if ($i == "tps") v[n++] = $(i + 1)} END {print first_median(v, n)}
+			function first_median(v, n,   s, i, j, t) {if (n == 0) return "0 0"; for (i = 0; i < n; i++) s[i] = v[i]; for (i = 1; i < n; i++) for (j = i; j > 0 && s[j-1] > s[j]; j--) {t = s[j]; s[j] = s[j-1]; s[j-1] = t}; return v[0] " " s[int(n / 2)]}' "$out" "$out.err")
+	fi
+	t1=$(srv_ticks)
+	if [ -z "${trx:-}" ] || [ "${trx:-0}" = 0 ]; then
+		echo "bench/oltp.sh: $tool at trx_commit=$commit, $th threads: no summary in $out; its stderr:" >&2
+		tail -5 "$out.err" >&2
+		exit 1
+	fi
+	read -r _ u s v _ <"$out.time"
+	echo "$commit $th $pair $tool $tps $p99 $trx $(awk -v u="$u" -v s="$s" 'BEGIN {print u + s}') $v $(awk -v d=$((t1 - t0)) -v hz="$HZ" 'BEGIN {print d / hz}') $first $median" >>"$RUNS"
+}
+
+# table COMMIT THREADS: the setting's lines from $RUNS.
+table() {
+	awk -v c="$1" -v th="$2" '
+	function med(a, n,   s, i, j, t) {for (i = 0; i < n; i++) s[i] = a[i]; for (i = 1; i < n; i++) for (j = i; j > 0 && s[j-1] > s[j]; j--) {t = s[j]; s[j] = s[j-1]; s[j-1] = t}; lo = s[0]; hi = s[n-1]; return (n % 2) ? s[int(n/2)] : (s[n/2-1] + s[n/2]) / 2}
+	function cell(a, n, f,   m) {m = med(a, n); return sprintf(f " (" f "-" f ")", m, lo, hi)}
+	$1 == c && $2 == th {
+		k = ($4 == "sysbench") ? "s" : "w"
+		i = n[k]++
+		v[k, 0, i] = $5; v[k, 1, i] = $6; v[k, 2, i] = $8 / $7 * 1000; v[k, 3, i] = $9 / $7; v[k, 4, i] = $10 / $7 * 1000
+		v[k, 5, i] = ($12 > 0) ? $11 / $12 : 0
+		pv[k, $3] = i; pairs[$3] = 1
+	}
+	END {
+		split("TPS|p99 ms|client CPU s/1k trx|client vol. switches/trx|server CPU s/1k trx|first s TPS/median s", name, "|")
+		split("%.0f|%.2f|%.3f|%.2f|%.3f|%.2f", fmt, "|")
+		for (m = 0; m < 6; m++) {
+			for (x = 0; x < n["s"]; x++) a[x] = v["s", m, x]; sc = cell(a, n["s"], fmt[m+1])
+			for (x = 0; x < n["w"]; x++) a[x] = v["w", m, x]; wc = cell(a, n["w"], fmt[m+1])
+			np = 0
+			for (p in pairs) if (((("s", p) in pv)) && ((("w", p) in pv)) && v["s", m, pv["s", p]] > 0) r[np++] = v["w", m, pv["w", p]] / v["s", m, pv["s", p]]
+			rc = (np > 0) ? cell(r, np, "%.2fx") : "-"
+			printf "| %d | %d | %s | %s | %s | %s |\n", c, th, name[m+1], sc, wc, rc
+		}
+	}' "$RUNS"
+}
+
+echo "| trx_commit | threads | figure | sysbench median (range) | writepath median (range) | writepath/sysbench per pair: median (range) |"
+echo "|---:|---:|---|---:|---:|---:|"
+for c in $COMMITS; do
+	sql "SET GLOBAL innodb_flush_log_at_trx_commit=$c"
+	for th in $THREADS; do
+		for r in $(seq 1 "$ROUNDS"); do
+			if [ $((r % 2)) = 1 ]; then order="sysbench writepath writepath sysbench"; else order="writepath sysbench sysbench writepath"; fi
+			n=0
+			for tool in $order; do
+				n=$((n + 1))
+				run_one "$tool" "$c" "$th" "$r.$(((n + 1) / 2))" "$n"
+			done
 		done
+		table "$c" "$th"
 	done
 done
 echo
-echo "single runs (order: sysbench 1, writepath 1, writepath 2, sysbench 2):"
-printf "%s" "$RUNS"
+echo "single runs (trx_commit threads pair tool TPS p99 trx client_cpu_s client_vcs server_cpu_s first_s_tps median_s_tps), in order:"
+cat "$RUNS"
 echo
-echo "rows after the runs: $(sql "SELECT SUM(TABLE_ROWS) FROM information_schema.TABLES WHERE TABLE_SCHEMA='sbtest'") (estimate); exact sbtest1: $(sql 'SELECT COUNT(*) FROM sbtest.sbtest1')"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "rows after the runs: $(sql "SELECT SUM(TABLE_ROWS) FROM information_schema.TABLES WHERE TABLE_SCHEMA='sbtest'") (estimate)"
