@@ -37,7 +37,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-pin() { if [ -n "${CPUS:-}" ]; then taskset -c "$1" "${@:2}"; else "${@:2}"; fi; }
 others() { # the CPUs not in $CPUS, for the simulator
 	local all; all=$(seq -s, 0 $(($(nproc) - 1)))
 	comm -23 <(tr , '\n' <<<"$all" | sort) <(tr , '\n' <<<"$CPUS" | sort) | paste -sd, -
@@ -46,7 +45,13 @@ others() { # the CPUs not in $CPUS, for the simulator
 PORT=$((20000 + RANDOM % 20000))
 ADDR=127.0.0.1:$PORT
 DB=$WORK/fleet.db
-pin "${CPUS:-}" "$WP" coordinator --listen "$ADDR" --db "$DB" >"$WORK/coordinator.log" 2>&1 &
+# Started directly (taskset execs it), so $! is the coordinator's own pid:
+# fleetsim reads its CPU and RSS there, and kill stops it, not a subshell.
+if [ -n "${CPUS:-}" ]; then
+	taskset -c "$CPUS" "$WP" coordinator --listen "$ADDR" --db "$DB" >"$WORK/coordinator.log" 2>&1 &
+else
+	"$WP" coordinator --listen "$ADDR" --db "$DB" >"$WORK/coordinator.log" 2>&1 &
+fi
 COORD=$!
 sleep 1
 echo "fleet: $WORKERS simulated workers, $SECS s, coordinator pid $COORD${CPUS:+ on CPU $CPUS}; load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -69,10 +74,10 @@ fail=0
 cli() {
 	local label=$1 limit=$2; shift 2
 	local t
-	if ! t=$( { /usr/bin/time -f '%e %M' "$WP" "$@" >/dev/null 2>"$WORK/cli.err"; } 2>&1 ); then
+	if ! /usr/bin/time -o "$WORK/cli.time" -f '%e %M' "$WP" "$@" >/dev/null 2>"$WORK/cli.err"; then
 		echo "$label: FAILED: $(tail -1 "$WORK/cli.err")"; fail=1; return
 	fi
-	t=$(tail -1 <<<"$t")
+	t=$(tail -1 "$WORK/cli.time")
 	local wall=${t% *} kib=${t#* }
 	echo "$label: ${wall} s, peak RSS $((kib / 1024)) MiB"
 	if awk -v w="$wall" -v l="$limit" 'BEGIN{exit !(w > l)}' || [ "$kib" -gt $((1 << 20)) ]; then fail=1; fi
@@ -82,6 +87,21 @@ cli "report via coordinator" 15 report "$RUN" --coordinator "$ADDR" -o "$WORK/re
 kill "$COORD"; wait "$COORD" 2>/dev/null || true; COORD=
 cli "runs show from file" 5 runs show "$RUN" --db "$DB"
 cli "report from file" 15 report "$RUN" --db "$DB" -o "$WORK/report.html"
+
+# Retention's figures: the run at full resolution (compacted: bbolt's file
+# grows ahead of use) and once it is past --keep-worker-intervals (its
+# snapshots dropped; merged intervals and per-worker totals stay), each as
+# bytes per worker-hour of this run.
+size_after() { # LABEL KEEP: a compacted copy of the store pruned to KEEP runs
+	cp "$DB" "$WORK/copy.db"
+	"$WP" runs prune --db "$WORK/copy.db" --keep-worker-intervals "$2" --compact >/dev/null
+	local b; b=$(stat -c %s "$WORK/copy.db")
+	echo "store $1: $b bytes, $(awk -v b="$b" -v w="$WORKERS" -v s="$SECS" 'BEGIN{printf "%.0f", b / (w * s / 3600)}') bytes per worker-hour"
+	rm -f "$WORK/copy.db"
+}
+size_after "full resolution (compacted)" 1
+size_after "past retention (snapshots dropped, compacted)" 0
+echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg) (2 shared cores)"
 
 if awk -v p="$P99" 'BEGIN{exit !(p >= 100)}'; then echo "publish p99 $P99 ms: over the 100 ms budget"; fail=1; fi
 if [ "${RSS:-0}" -gt $((512 * 1024)) ]; then echo "coordinator peak RSS $((RSS / 1024)) MiB: over 512 MiB"; fail=1; fi

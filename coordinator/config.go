@@ -21,6 +21,12 @@ const (
 	DefaultMaxWorkers = 4096
 	// DefaultMaxActiveCampaigns bounds the campaigns executing at once.
 	DefaultMaxActiveCampaigns = 16
+	// DefaultKeepWorkerIntervals is the retention the commands start
+	// with (`coordinator --keep-worker-intervals`, the embedded fabric,
+	// `runs prune`): the 20 newest ended runs keep their per-worker
+	// snapshots; older ones keep merged intervals and per-worker totals.
+	// A Config's zero KeepWorkerIntervals keeps everything (tests).
+	DefaultKeepWorkerIntervals = 20
 )
 
 // Config tunes a Coordinator; zero fields take the defaults above.

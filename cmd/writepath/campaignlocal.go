@@ -15,6 +15,7 @@ import (
 
 	"github.com/writepath/writepath/campaign"
 	"github.com/writepath/writepath/client"
+	"github.com/writepath/writepath/coordinator"
 	"github.com/writepath/writepath/diskprofile"
 	"github.com/writepath/writepath/hostknob"
 	"github.com/writepath/writepath/internal/echo"
@@ -156,6 +157,7 @@ func (o *localCampaignFlags) start(spec *campaign.Spec, plans []*writepathv1.Cam
 		return nil, nil, err
 	}
 	f, err := local.Start(local.Config{DBPath: o.db,
+		Coordinator: coordinator.Config{KeepWorkerIntervals: coordinator.DefaultKeepWorkerIntervals},
 		Worker: worker.Config{DataDir: o.dataDir, Guard: g, Version: version, Progress: io.Discard, Knobs: knobs,
 			Telemetry: workerTelemetry([]string{o.dataDir}, nil, stderr), Disks: d.workerDisks()}})
 	if err != nil {

@@ -34,7 +34,7 @@ func (o *coordinatorOptions) AddFlags(cmd *cobra.Command) {
 	o.sec.AddFlags(f)
 	f.DurationVar(&o.cfg.MergeWait, "merge-wait", 0, "how long a merge waits for late workers past an interval's end (default max(interval, heartbeat timeout))")
 	f.IntVar(&o.cfg.MaxWorkers, "max-workers", coordinator.DefaultMaxWorkers, "workers connected at once; more are refused naming this limit")
-	f.IntVar(&o.cfg.KeepWorkerIntervals, "keep-worker-intervals", 20, "after each run, keep per-worker interval snapshots of only the N newest ended runs (merged intervals and each worker's phase totals are always kept; 0: keep all)")
+	f.IntVar(&o.cfg.KeepWorkerIntervals, "keep-worker-intervals", coordinator.DefaultKeepWorkerIntervals, "after each run, keep per-worker interval snapshots of only the N newest ended runs (merged intervals and each worker's phase totals are always kept; 0: keep all)")
 }
 
 func (o *coordinatorOptions) Validate() error {

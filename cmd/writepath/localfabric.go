@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/writepath/writepath/client"
+	"github.com/writepath/writepath/coordinator"
 	"github.com/writepath/writepath/diskprofile"
 	"github.com/writepath/writepath/local"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
@@ -79,6 +80,7 @@ func (o *runOptions) connect(spec *writepathv1.RunSpec, kindArgs, hostKnobs []st
 	}
 	stop := func() { closeDisks(d, stderr); closeKnobs(knobs) }
 	f, err := local.Start(local.Config{Workers: o.localWorkers, DBPath: o.db,
+		Coordinator: coordinator.Config{KeepWorkerIntervals: coordinator.DefaultKeepWorkerIntervals},
 		Worker: worker.Config{DataDir: o.dataDir, Guard: g, Version: version, Progress: o.progressTo(stderr), Knobs: knobs,
 			Telemetry: workerTelemetry(dirs, o.devices, stderr), Tracer: tr, Disks: d.workerDisks()}})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/writepath/writepath/coordinator"
 	"github.com/writepath/writepath/coordinator/store"
 )
 
@@ -75,7 +76,7 @@ records (a coordinator does the same after each run with its own
 		},
 	}
 	cmd.Flags().StringVar(&db, "db", "writepath.db", "store file")
-	cmd.Flags().IntVar(&keep, "keep-worker-intervals", 20, "newest ended runs that keep their per-worker snapshots")
+	cmd.Flags().IntVar(&keep, "keep-worker-intervals", coordinator.DefaultKeepWorkerIntervals, "newest ended runs that keep their per-worker snapshots")
 	cmd.Flags().BoolVar(&compact, "compact", false, "then rewrite the file without the freed pages")
 	return cmd
 }
