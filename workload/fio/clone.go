@@ -92,6 +92,10 @@ type clone struct {
 	fdsyncEvery uint64        // fdatasync=N; 0 = never
 	datasync    bool          // the sync now due is an fdatasync
 	iov         [1]unix.Iovec // pvsync's vector, preallocated
+	// prio is set with cmdprio options (libaio, io_uring); prioIdx is the
+	// priority index of the I/O being completed (0: the job's own).
+	prio    *cmdPrio
+	prioIdx uint8
 }
 
 // now is the time since the clone's clock origin, in ns (monotonic).
@@ -294,6 +298,16 @@ func (c *clone) complete(d int, start, issue, end, n, want int64, off uint64, as
 	if async {
 		ds.slat.Record(issue - start)
 		ds.slatSum += issue - start
+	}
+	if ds.prio != nil {
+		// fio's clat_prio stats hold lat with lat_percentiles, else clat.
+		v := clat
+		if c.job.LatPercentiles {
+			v = end - start
+		}
+		p := &ds.prio[c.prioIdx]
+		p.h.Record(v)
+		p.sum += v
 	}
 	ds.ios++
 	ds.bytes += n

@@ -20,6 +20,7 @@ type aioState struct {
 	start    []int64 // per slot: ns since base when prepared
 	issue    []int64 // per slot: ns since base when io_submit returned
 	dir      []int
+	prio     []uint8 // per slot: cmdprio index
 	inflight int
 	ts       unix.Timespec // io_getevents timeout, so a stop is seen
 }
@@ -33,7 +34,7 @@ func (c *clone) newAIO() (*aioState, error) {
 	a := &aioState{
 		ctx: ctx, cbs: make([]iocb, depth), list: make([]*iocb, depth),
 		events: make([]ioEvent, depth), free: make([]int, 0, depth),
-		start: make([]int64, depth), issue: make([]int64, depth), dir: make([]int, depth),
+		start: make([]int64, depth), issue: make([]int64, depth), dir: make([]int, depth), prio: make([]uint8, depth),
 		ts: unix.NsecToTimespec(int64(200 * time.Millisecond)),
 	}
 	for i := depth - 1; i >= 0; i-- {
@@ -147,6 +148,9 @@ func (c *clone) fill(a *aioState) (bool, error) {
 			cb.opcode = iocbCmdPwrite
 		}
 		cb.offset, cb.nbytes = int64(off), n
+		if c.prio != nil {
+			c.setAIOPrio(a, slot, op, n)
+		}
 		if op == dirWrite {
 			c.prepWrite(c.bufs.buf(slot, n), off)
 		}
@@ -218,6 +222,7 @@ func (c *clone) reap(a *aioState) error {
 		if ev.res < 0 {
 			return c.ioError(a.dir[slot], uint64(a.cbs[slot].offset), a.cbs[slot].nbytes, unix.Errno(-ev.res))
 		}
+		c.prioIdx = a.prio[slot]
 		c.complete(a.dir[slot], a.start[slot], a.issue[slot], now, ev.res, int64(a.cbs[slot].nbytes), uint64(a.cbs[slot].offset), true)
 		if a.dir[slot] == dirRead && c.checkReads {
 			if err := c.checkRead(c.bufs.buf(slot, uint64(ev.res)), uint64(a.cbs[slot].offset)); err != nil {
@@ -230,4 +235,16 @@ func (c *clone) reap(a *aioState) error {
 		c.st.completes++
 	}
 	return nil
+}
+
+// setAIOPrio gives slot's request the priority cmdprio draws for it
+// (IOCB_FLAG_IOPRIO with aio_reqprio, as fio's libaio engine), or none.
+func (c *clone) setAIOPrio(a *aioState, slot, op int, n uint64) {
+	cb := &a.cbs[slot]
+	cb.flags &^= iocbFlagIOPrio
+	cb.reqprio, a.prio[slot] = 0, 0
+	if v, idx, ok := c.prio.pick(op, n); ok {
+		cb.flags |= iocbFlagIOPrio
+		cb.reqprio, a.prio[slot] = int16(v), idx
+	}
 }

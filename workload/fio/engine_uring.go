@@ -19,6 +19,7 @@ type uringState struct {
 	start    []int64 // per slot: ns since base when prepared
 	issue    []int64 // per slot: ns since base when io_uring_enter took it
 	dir      []int
+	prio     []uint8 // per slot: cmdprio index
 	inflight int
 }
 
@@ -29,7 +30,8 @@ func (c *clone) newUring() (*uringState, error) {
 		return nil, fmt.Errorf("job %s: %w", c.job.Name, err)
 	}
 	u := &uringState{r: r, bufAddr: make([]uint64, depth), free: make([]int, 0, depth),
-		queue: make([]int, 0, depth), start: make([]int64, depth), issue: make([]int64, depth), dir: make([]int, depth)}
+		queue: make([]int, 0, depth), start: make([]int64, depth), issue: make([]int64, depth), dir: make([]int, depth),
+		prio: make([]uint8, depth)}
 	for i := depth - 1; i >= 0; i-- {
 		buf := c.bufs.buf(i, c.job.Bs)
 		u.bufAddr[i] = uint64(uintptr(unsafe.Pointer(&buf[0])))
@@ -90,7 +92,13 @@ func (c *clone) fillUring(u *uringState) (bool, error) {
 		slot := u.free[len(u.free)-1]
 		u.free = u.free[:len(u.free)-1]
 		sqe := &u.r.sqes[slot]
-		sqe.fd, sqe.userData = int32(c.fd), uint64(slot)
+		sqe.fd, sqe.userData, sqe.ioprio = int32(c.fd), uint64(slot), 0
+		u.prio[slot] = 0
+		if c.prio != nil && op != opSync {
+			if v, idx, ok := c.prio.pick(op, n); ok {
+				sqe.ioprio, u.prio[slot] = v, idx
+			}
+		}
 		switch op {
 		case opSync:
 			sqe.opcode, sqe.off, sqe.addr, sqe.len, sqe.opFlags = uringOpFsync, 0, 0, 0, 0
@@ -183,6 +191,7 @@ func (c *clone) reapUring(u *uringState) error {
 	case d == opSync:
 		c.completeSync(u.start[slot], now)
 	default:
+		c.prioIdx = u.prio[slot]
 		c.complete(d, u.start[slot], u.issue[slot], now, int64(cqe.res), int64(u.r.sqes[slot].len), u.r.sqes[slot].off, true)
 		if d == dirRead && c.checkReads {
 			if err := c.checkRead(c.bufs.buf(slot, uint64(cqe.res)), u.r.sqes[slot].off); err != nil {

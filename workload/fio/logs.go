@@ -31,6 +31,10 @@ type lineLog struct {
 	buf    []byte
 	line   []byte
 	offset bool // log_offset: an offset column
+	// prioHex (log_prio): the last column is the I/O's priority value,
+	// else 1 for a real-time one and 0 otherwise, as fio prints them.
+	prioHex bool
+	prio    uint16 // priority of the sample being logged
 	// avg_msec windows, per direction: sum, max and count of values
 	// (lat logs), or bytes and I/Os (bw/iops logs), since last.
 	avg        uint64
@@ -101,7 +105,7 @@ func openLogs(c *clone, path func(string) (beneath.Path, error), first bool) err
 			return fmt.Errorf("job %s: %w", c.job.Name, err)
 		}
 		c.logs[k] = &lineLog{f: f, buf: make([]byte, 0, 64<<10), line: make([]byte, 0, 128),
-			offset: l.Offset, avg: l.AvgMsec, maxValue: l.MaxValue}
+			offset: l.Offset, avg: l.AvgMsec, maxValue: l.MaxValue, prioHex: c.job.LogPrio}
 	}
 	if l.Hist != "" {
 		f, err := openLog(path, logFileName(l.Hist, "clat_hist", l.PerJob, c.index+1), first || l.PerJob)
@@ -153,6 +157,7 @@ func (l *lineLog) sample(ms uint64, v uint64, d int, bs, off uint64) {
 	if l.maxValue {
 		out = l.maxV[d]
 	}
+	l.prio = 0 // an averaged value has no one priority
 	l.write(ms, out, d, 0, 0)
 	l.sum[d], l.maxV[d], l.n[d] = 0, 0, 0
 	l.last[d] = ms - ms%l.avg
@@ -171,6 +176,7 @@ func (l *lineLog) rate(ms uint64, bytes uint64, d int, bw bool) {
 	if bw {
 		v = l.winByte[d] * 1000 / max(span, 1) / 1024
 	}
+	l.prio = 0
 	l.write(ms, v, d, 0, 0)
 	l.winByte[d], l.n[d] = 0, 0
 	l.last[d] = ms - ms%l.avg
@@ -189,7 +195,18 @@ func (l *lineLog) write(ms, v uint64, d int, bs, off uint64) {
 		b = append(b, ", "...)
 		b = strconv.AppendUint(b, off, 10)
 	}
-	b = append(b, ", 0\n"...)
+	switch {
+	case l.prioHex:
+		b = append(b, ", 0x"...)
+		for shift := 12; shift >= 0; shift -= 4 {
+			b = append(b, "0123456789abcdef"[(l.prio>>shift)&0xf])
+		}
+		b = append(b, '\n')
+	case l.prio>>13 == ioprioClassRT:
+		b = append(b, ", 1\n"...)
+	default:
+		b = append(b, ", 0\n"...)
+	}
 	l.line = b
 	if len(l.buf)+len(b) > cap(l.buf) {
 		l.flush()
@@ -255,6 +272,15 @@ func (h *clatHist) close(ms uint64, bs uint64) error {
 // logIO logs one completed read or write (times ns since base).
 func (c *clone) logIO(d int, start, issue, end int64, n, off uint64, async bool) {
 	ms := uint64(end / 1e6)
+	prio := uint16(0)
+	if c.prio != nil && c.prioIdx > 0 {
+		prio = c.prio.prios[d][c.prioIdx]
+	}
+	for _, l := range c.logs {
+		if l != nil {
+			l.prio = prio
+		}
+	}
 	if l := c.logs[logLat]; l != nil {
 		l.sample(ms, uint64(end-start), d, n, off)
 		c.logs[logClat].sample(ms, uint64(end-issue), d, n, off)

@@ -199,6 +199,7 @@ func validateJob(j *fiov1.Job) []error {
 		bad("iodepth, numjobs, loops and bs must be at least 1")
 	}
 	validateRate(j, bad)
+	checkCmdprio(j, bad)
 	queued := j.Ioengine == fiov1.IOEngine_IO_ENGINE_LIBAIO || j.Ioengine == fiov1.IOEngine_IO_ENGINE_IO_URING
 	if j.SubmitOffload && queued {
 		bad("io_submit_mode=offload runs the synchronous engines' calls from a pool of iodepth threads; libaio and io_uring queue their own I/O (use inline)")

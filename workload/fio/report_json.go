@@ -126,18 +126,41 @@ func dirJSON(e entry, d int, plus bool) obj {
 		bwBytes = float64(ds.bytes) * 1000 / float64(ms)
 		iops = float64(ds.ios) * 1000 / float64(ms)
 	}
-	return obj{
+	o := obj{
 		{"io_bytes", ds.bytes}, {"io_kbytes", ds.bytes >> 10},
 		{"bw_bytes", int64(bwBytes)}, {"bw", int64(bwBytes / 1024)}, {"iops", iops},
 		{"runtime", ms}, {"total_ios", ds.ios}, {"short_ios", short}, {"drop_ios", 0},
 		{"slat_ns", withMean(latJSON(ds.slat, j.SlatPercentiles, plus, pl), exactMean(ds.slat, ds.slatSum))},
 		{"clat_ns", withMean(latJSON(ds.clat, j.ClatPercentiles, plus, pl), exactMean(ds.clat, ds.clatSum))},
 		{"lat_ns", withMean(latJSON(ds.lat, j.LatPercentiles, plus, pl), exactMean(ds.lat, ds.latSum))},
+	}
+	if prioSamples(ds.prio) >= 2 {
+		o = append(o, kv{"prios", priosJSON(ds.prio, j, plus, pl)})
+	}
+	return append(o, obj{
 		{"bw_min", int64(ds.bw.min)}, {"bw_max", int64(ds.bw.max)}, {"bw_agg", share},
 		{"bw_mean", ds.bw.mean}, {"bw_dev", ds.bw.stddev()}, {"bw_samples", ds.bw.n},
 		{"iops_min", int64(ds.iops.min)}, {"iops_max", int64(ds.iops.max)},
 		{"iops_mean", ds.iops.mean}, {"iops_stddev", ds.iops.stddev()}, {"iops_samples", ds.iops.n},
+	}...)
+}
+
+// priosJSON is fio's "prios" array: each priority with samples, its class,
+// level and latencies (lat_ns with lat_percentiles, else clat_ns).
+func priosJSON(ps []prioStat, j *fiov1.Job, plus bool, pl []float64) []obj {
+	name := "clat_ns"
+	if j.LatPercentiles {
+		name = "lat_ns"
 	}
+	var out []obj
+	for _, p := range ps {
+		if p.h.Count() == 0 {
+			continue
+		}
+		out = append(out, obj{{"prioclass", int(p.ioprio >> 13)}, {"prio", int(p.ioprio & 7)},
+			{name, withMean(latJSON(p.h, j.ClatPercentiles || j.LatPercentiles, plus, pl), exactMean(p.h, p.sum))}})
+	}
+	return out
 }
 
 // latJSON is fio's {min, max, mean, stddev, N[, percentile][, bins]}.

@@ -125,6 +125,18 @@ func textDir(b *bufio.Writer, e entry, d int) {
 	}
 	textLat(b, "    clat", ds.clat)
 	textLat(b, "     lat", ds.lat)
+	kind := "clat"
+	if e.job.LatPercentiles {
+		kind = "lat"
+	}
+	multi := prioSamples(ds.prio) >= 2
+	if multi {
+		for _, p := range ds.prio {
+			if p.h.Count() > 0 {
+				textLat(b, fmt.Sprintf("    %s prio %d/%d", kind, p.ioprio>>13, p.ioprio&7), p.h)
+			}
+		}
+	}
 	pl := percentilesOf(e.job)
 	if e.job.SlatPercentiles && ds.slat.Count() > 0 {
 		textPercentiles(b, "    slat", ds.slat, pl)
@@ -134,6 +146,18 @@ func textDir(b *bufio.Writer, e entry, d int) {
 	}
 	if e.job.LatPercentiles {
 		textPercentiles(b, "     lat", ds.lat, pl)
+	}
+	if multi && (e.job.ClatPercentiles || e.job.LatPercentiles) {
+		total := ds.clat.Count()
+		if e.job.LatPercentiles {
+			total = ds.lat.Count()
+		}
+		for _, p := range ds.prio {
+			if n := p.h.Count(); n > 0 {
+				textPercentiles(b, fmt.Sprintf("    %s prio %d/%d (%.2f%% of IOs)", kind, p.ioprio>>13, p.ioprio&7,
+					100*float64(n)/float64(max(total, 1))), p.h, pl)
+			}
+		}
 	}
 	fmt.Fprintf(b, "   bw (  KiB/s): min=%d, max=%d, per=%.2f%%, avg=%.2f, stdev=%.2f, samples=%d\n",
 		int64(ds.bw.min), int64(ds.bw.max), e.bwShare[d], ds.bw.mean, ds.bw.stddev(), ds.bw.n)

@@ -262,6 +262,16 @@ func openAndAttach(c *clone, rec *workload.Recorder) error {
 		}
 		c.verify, c.checkReads = v, !c.does(dirWrite)
 	}
+	p, err := newCmdPrio(c.job, c.seed, c.does)
+	if err != nil {
+		return fmt.Errorf("job %s: %w", c.job.Name, err)
+	}
+	if p != nil {
+		c.prio = p
+		for d := range c.st.dir {
+			c.st.dir[d].prio = prioStats(p.prios[d])
+		}
+	}
 	if wantsLogs(c.job) {
 		if err := openLogs(c, c.env.Path, c.num == 0 || c.job.Logs.PerJob); err != nil {
 			return err

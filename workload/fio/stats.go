@@ -22,6 +22,9 @@ type dirStats struct {
 	bw, iops                 samples // per-window KiB/s and IOPS
 	winBytes                 int64   // bytes in the current sample window
 	winIOs                   int64
+	// prio are the per-priority latencies with cmdprio options (index 0
+	// the job's own priority); nil without.
+	prio []prioStat
 }
 
 func newDirStats() dirStats {
@@ -170,6 +173,10 @@ func (s *jobStats) merge(o *jobStats, group bool) error {
 				return err
 			}
 		}
+		var err error
+		if a.prio, err = mergePrios(a.prio, b.prio); err != nil {
+			return err
+		}
 		a.ios += b.ios
 		a.bytes += b.bytes
 		a.short += b.short
@@ -212,6 +219,10 @@ func (s *jobStats) unify() error {
 		if err := p[0].Merge(p[1]); err != nil {
 			return err
 		}
+	}
+	var err error
+	if r.prio, err = mergePrios(r.prio, w.prio); err != nil {
+		return err
 	}
 	r.ios += w.ios
 	r.bytes += w.bytes

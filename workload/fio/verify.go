@@ -224,6 +224,7 @@ func (v *verifier) check(buf []byte, off uint64) error {
 func (c *clone) verifyPass() error {
 	v := c.verify
 	buf := c.bufs.buf(0, c.job.Bs)
+	c.prioIdx = 0 // the read-back carries the job's own priority
 	for b, l := range v.lens {
 		if l == 0 {
 			continue

@@ -1112,8 +1112,17 @@ type Job struct {
 	// serialize_overlap=1: no request starts while an in-flight one of the
 	// job overlaps it.
 	SerializeOverlap bool `protobuf:"varint,89,opt,name=serialize_overlap,json=serializeOverlap,proto3" json:"serialize_overlap,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// cmdprio_percentage=, cmdprio_class=, cmdprio= per direction [read,
+	// write] and cmdprio_bssplit= as given (libaio and io_uring): a share of
+	// the I/Os carries an I/O priority of its own, reported apart.
+	CmdprioPercentage []uint32 `protobuf:"varint,90,rep,packed,name=cmdprio_percentage,json=cmdprioPercentage,proto3" json:"cmdprio_percentage,omitempty"`
+	CmdprioClass      []uint32 `protobuf:"varint,91,rep,packed,name=cmdprio_class,json=cmdprioClass,proto3" json:"cmdprio_class,omitempty"`
+	CmdprioLevel      []uint32 `protobuf:"varint,92,rep,packed,name=cmdprio_level,json=cmdprioLevel,proto3" json:"cmdprio_level,omitempty"`
+	CmdprioBssplit    string   `protobuf:"bytes,93,opt,name=cmdprio_bssplit,json=cmdprioBssplit,proto3" json:"cmdprio_bssplit,omitempty"`
+	// log_prio=1: the logs' last column is the I/O's priority value.
+	LogPrio       bool `protobuf:"varint,94,opt,name=log_prio,json=logPrio,proto3" json:"log_prio,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Job) Reset() {
@@ -1769,6 +1778,41 @@ func (x *Job) GetSerializeOverlap() bool {
 	return false
 }
 
+func (x *Job) GetCmdprioPercentage() []uint32 {
+	if x != nil {
+		return x.CmdprioPercentage
+	}
+	return nil
+}
+
+func (x *Job) GetCmdprioClass() []uint32 {
+	if x != nil {
+		return x.CmdprioClass
+	}
+	return nil
+}
+
+func (x *Job) GetCmdprioLevel() []uint32 {
+	if x != nil {
+		return x.CmdprioLevel
+	}
+	return nil
+}
+
+func (x *Job) GetCmdprioBssplit() string {
+	if x != nil {
+		return x.CmdprioBssplit
+	}
+	return ""
+}
+
+func (x *Job) GetLogPrio() bool {
+	if x != nil {
+		return x.LogPrio
+	}
+	return false
+}
+
 var File_writepath_fio_v1_spec_proto protoreflect.FileDescriptor
 
 const file_writepath_fio_v1_spec_proto_rawDesc = "" +
@@ -1812,7 +1856,7 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"unix_epoch\x18\n" +
 	" \x01(\bR\tunixEpoch\x12'\n" +
 	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
-	"\x04prio\x18\f \x01(\bR\x04prio\"\x99\x19\n" +
+	"\x04prio\x18\f \x01(\bR\x04prio\"\xd6\x1a\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -1917,7 +1961,12 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\aflow_id\x18V \x01(\rR\x06flowId\x12\"\n" +
 	"\rflow_sleep_ns\x18W \x01(\x03R\vflowSleepNs\x12%\n" +
 	"\x0esubmit_offload\x18X \x01(\bR\rsubmitOffload\x12+\n" +
-	"\x11serialize_overlap\x18Y \x01(\bR\x10serializeOverlap*\x95\x01\n" +
+	"\x11serialize_overlap\x18Y \x01(\bR\x10serializeOverlap\x12-\n" +
+	"\x12cmdprio_percentage\x18Z \x03(\rR\x11cmdprioPercentage\x12#\n" +
+	"\rcmdprio_class\x18[ \x03(\rR\fcmdprioClass\x12#\n" +
+	"\rcmdprio_level\x18\\ \x03(\rR\fcmdprioLevel\x12'\n" +
+	"\x0fcmdprio_bssplit\x18] \x01(\tR\x0ecmdprioBssplit\x12\x19\n" +
+	"\blog_prio\x18^ \x01(\bR\alogPrio*\x95\x01\n" +
 	"\fOutputFormat\x12\x1d\n" +
 	"\x19OUTPUT_FORMAT_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14OUTPUT_FORMAT_NORMAL\x10\x01\x12\x16\n" +
