@@ -113,8 +113,12 @@ func follow(ctx context.Context, ctl writepathv1.ControlServiceClient, id string
 			if cpu1 = cpuTime(pid); len(lags) == 1 {
 				cpu0 = cpu1
 			}
+			var ops int64 // none when every worker was lost
+			for _, st := range mi.GetStats() {
+				ops += st.GetCount()
+			}
 			fmt.Printf("interval %2d: %d workers, %d ops, published %v after its end; ", mi.GetSeq(),
-				len(mi.GetReporting()), mi.GetStats()[0].GetCount(), lag.Round(time.Millisecond))
+				len(mi.GetReporting()), ops, lag.Round(time.Millisecond))
 			report(pid, "")
 		}
 		if r := ev.GetRun(); r != nil && r.GetEnded() != nil {
