@@ -97,3 +97,48 @@ func TestDeviceP99(t *testing.T) {
 		t.Errorf("untraced Aggregate DeviceP99 = %d; want 0", a.DeviceP99)
 	}
 }
+
+// TestFiguresAndKindStats: a kind's figures combine every sample of a
+// cell's rounds (median, range, sum) with a delta against the baseline's
+// median; the window also yields p95, MB/s and the syncs' p99.
+func TestFiguresAndKindStats(t *testing.T) {
+	s, err := Parse("t.yaml", []byte("name: t\nworkload: crash\nmatrix: {m: [a, b]}\ngroups: {g: d=1}\ncolumns: [w/s]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats := map[Key][]RoundStat{
+		{"m=a", "g"}: {{Figures: map[string][]float64{FigRecoveryMS: {100, 300}, FigLost: {0, 0}}}, {Figures: map[string][]float64{FigRecoveryMS: {200}, FigLost: {0}}}},
+		{"m=b", "g"}: {{Figures: map[string][]float64{FigRecoveryMS: {50}, FigLost: {2}}}},
+	}
+	tab := s.BuildTable(stats)
+	if tab.Kind != "crash" || len(tab.Columns) != 1 || tab.Columns[0].Key != "w/s" {
+		t.Errorf("table kind %q columns %v", tab.Kind, tab.Columns)
+	}
+	a := tab.Rows[0].Aggs[0].Figures[FigRecoveryMS]
+	if a.Median != 200 || a.Min != 100 || a.Max != 300 || a.N != 3 || a.DeltaPct != 0 {
+		t.Errorf("m=a recovery = %+v; want 200 (100-300) over 3 samples", a)
+	}
+	b := tab.Rows[1].Aggs[0].Figures
+	if b[FigRecoveryMS].DeltaPct != -75 || b[FigLost].Sum != 2 {
+		t.Errorf("m=b = %+v; want recovery -75%%, lost 2", b)
+	}
+
+	ivs := intervals([]int64{100, 100}, []int64{1e6, 3e6})
+	for i := range ivs {
+		ivs[i].Bytes = 4096 * 100
+		h := hist.New()
+		h.RecordN(int64(i+1)*5e6, 10)
+		ivs[i].Sync = h
+	}
+	st, err := (Window{}).Stat(ivs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := hist.New()
+	if math.Abs(st.MBps-0.4096) > 1e-9 || !h.Equivalent(st.SyncP99, 10e6) || !h.Equivalent(st.P95, 3e6) {
+		t.Errorf("Stat() MB/s %.4f sync p99 %d p95 %d; want 0.4096, 10 ms, 3 ms", st.MBps, st.SyncP99, st.P95)
+	}
+	if agg := Aggregate([]RoundStat{st, {P99: 1}}); agg.SyncP99 != st.SyncP99 {
+		t.Errorf("Aggregate SyncP99 = %d; want the synced round's %d", agg.SyncP99, st.SyncP99)
+	}
+}

@@ -44,7 +44,7 @@ func (p *parser) fields(n *yaml.Node, known []string, handle func(key string, v 
 }
 
 func (p *parser) spec(n *yaml.Node, s *Spec) {
-	known := []string{"name", "workload", "options", "server", "host", "matrix", "cells", "groups", "rounds", "window", "aggregate", "baseline", "disk"}
+	known := []string{"name", "workload", "options", "server", "host", "matrix", "cells", "groups", "rounds", "window", "aggregate", "baseline", "disk", "columns"}
 	p.fields(n, known, func(key string, v *yaml.Node) {
 		switch key {
 		case "name":
@@ -78,6 +78,8 @@ func (p *parser) spec(n *yaml.Node, s *Spec) {
 			s.Baseline = p.str(v)
 		case "disk":
 			s.Disk = p.disk(v)
+		case "columns":
+			s.Columns = p.strs(v)
 		}
 	})
 }

@@ -36,6 +36,10 @@ type Spec struct {
 	// syntax ("capacity,size=4G"); empty: none. Matrix variables "disk"
 	// (the profile's name, or none) and "disk.<key>" vary it per cell.
 	Disk string
+	// Columns are telemetry figures the result table adds per cell and
+	// group ("w/s", "w_await", "log_waits/s", "dirty", "ckpt_age"),
+	// computed over the window; the names are client's (checked there).
+	Columns []string
 }
 
 // Server describes the managed server the workload starts, if any.

@@ -39,6 +39,9 @@ type PlanOptions struct {
 // Every cell's arguments are built here, so a bad option fails before
 // anything runs, naming the cell.
 func Plan(spec *campaign.Spec, build SpecBuilder, o PlanOptions) (*writepathv1.CampaignPlan, error) {
+	if err := CheckColumns(spec.Columns); err != nil {
+		return nil, fmt.Errorf("%s: %w", o.File, err)
+	}
 	cells := len(spec.Expand())
 	plan := &writepathv1.CampaignPlan{Name: spec.Name, SpecText: string(o.Text), SpecFile: o.File,
 		Aggregation: &writepathv1.Aggregation{WindowFrom: durationpb.New(spec.Window.From), WindowTo: durationpb.New(spec.Window.To),

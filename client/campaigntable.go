@@ -45,6 +45,14 @@ func CampaignIntervals(r *results.Run) ([]campaign.Interval, error) {
 		}
 		iv := campaign.Interval{Start: mi.GetStart().AsTime().Sub(at), End: mi.GetEnd().AsTime().Sub(at),
 			Ops: h.Count(), Latency: h}
+		for op := range ops {
+			iv.Bytes += mi.GetCounters()[op+"_"+BytesSuffix]
+		}
+		if hasSync(mi) {
+			if iv.Sync, err = results.IntervalHistogram(mi, isSync); err != nil {
+				return nil, fmt.Errorf("run %s interval %d: %w", r.Record.GetId(), mi.GetSeq(), err)
+			}
+		}
 		if dev := deviceWrites(mi.GetOps()); len(dev) > 0 {
 			if iv.DeviceWrite, err = results.IntervalHistogram(mi, func(op string) bool { return dev[op] }); err != nil {
 				return nil, fmt.Errorf("run %s interval %d: %w", r.Record.GetId(), mi.GetSeq(), err)
@@ -53,6 +61,19 @@ func CampaignIntervals(r *results.Run) ([]campaign.Interval, error) {
 		out = append(out, iv)
 	}
 	return out, nil
+}
+
+// isSync reports whether op is an I/O kind's sync (fio's "sync" covers
+// fsync and fdatasync).
+func isSync(op string) bool { return op == "sync" || op == "fsync" || op == "fdatasync" }
+
+func hasSync(mi *writepathv1.MergedInterval) bool {
+	for _, o := range mi.GetOps() {
+		if isSync(o.GetOp()) {
+			return true
+		}
+	}
+	return false
 }
 
 // deviceWrites names an interval's block write-latency series (every
@@ -113,13 +134,36 @@ type CampaignResult struct {
 	Notes []string
 }
 
+// TableOptions are what a campaign table adds beyond the intervals.
+type TableOptions struct {
+	// Figures reads a worker's summary of the measured phase into the
+	// kind's figures (workload.Meta.Figures of the campaign's kind); nil:
+	// none.
+	Figures func(summary []byte) (map[string][]float64, error)
+	// Columns replace the spec's telemetry columns when set
+	// (TelemetryColumns names them).
+	Columns []string
+}
+
 // BuildCampaignTable reads every completed run of a campaign, applies the
 // spec's window to its stored intervals and builds the result table.
 func BuildCampaignTable(ctx context.Context, src CampaignSource, rec *writepathv1.Campaign) (*CampaignResult, error) {
+	return BuildCampaignTableWith(ctx, src, rec, TableOptions{})
+}
+
+// BuildCampaignTableWith is BuildCampaignTable with the kind's figures and
+// telemetry columns.
+func BuildCampaignTableWith(ctx context.Context, src CampaignSource, rec *writepathv1.Campaign, o TableOptions) (*CampaignResult, error) {
 	plan := rec.GetPlan()
 	spec, err := campaign.Parse(plan.GetSpecFile(), []byte(plan.GetSpecText()))
 	if err != nil {
 		return nil, fmt.Errorf("campaign %s: stored spec: %w", rec.GetId(), err)
+	}
+	if o.Columns != nil {
+		spec.Columns = o.Columns
+	}
+	if err := CheckColumns(spec.Columns); err != nil {
+		return nil, fmt.Errorf("campaign %s: %w", rec.GetId(), err)
 	}
 	res := &CampaignResult{Spec: spec, Unit: plan.GetAggregation().GetUnit()}
 	if res.Unit == "" {
@@ -132,7 +176,7 @@ func BuildCampaignTable(ctx context.Context, src CampaignSource, rec *writepathv
 			continue
 		}
 		p := plan.GetRuns()[i]
-		st, run, err := roundStat(ctx, src, spec.Window, cr.GetRunId())
+		st, run, err := roundStat(ctx, src, spec, o, cr.GetRunId())
 		if run != nil {
 			runs[p.GetCell()] = append(runs[p.GetCell()], run)
 		}
@@ -147,6 +191,7 @@ func BuildCampaignTable(ctx context.Context, src CampaignSource, rec *writepathv
 		stats[k] = append(stats[k], st)
 	}
 	res.Table = spec.BuildTable(stats)
+	unitColumns(&res.Table)
 	for i := range res.Table.Rows {
 		res.Table.Rows[i].Host = HostLabel(runs[res.Table.Rows[i].Label])
 	}
@@ -155,7 +200,7 @@ func BuildCampaignTable(ctx context.Context, src CampaignSource, rec *writepathv
 
 // roundStat reduces one run to the window; it also returns the run's
 // record when it could be read.
-func roundStat(ctx context.Context, src CampaignSource, w campaign.Window, id string) (campaign.RoundStat, *writepathv1.Run, error) {
+func roundStat(ctx context.Context, src CampaignSource, spec *campaign.Spec, o TableOptions, id string) (campaign.RoundStat, *writepathv1.Run, error) {
 	r, err := results.Read(ctx, src, id, results.MergedOnly)
 	if err != nil {
 		return campaign.RoundStat{}, nil, err
@@ -164,8 +209,11 @@ func roundStat(ctx context.Context, src CampaignSource, w campaign.Window, id st
 	if err != nil {
 		return campaign.RoundStat{}, r.Record, err
 	}
-	st, err := w.Stat(ivs)
+	st, err := spec.Window.Stat(ivs)
 	if err != nil {
+		return st, r.Record, fmt.Errorf("run %s: %w", id, err)
+	}
+	if st.Figures, err = runFigures(r, spec, o); err != nil {
 		return st, r.Record, fmt.Errorf("run %s: %w", id, err)
 	}
 	return st, r.Record, nil

@@ -100,3 +100,65 @@ func TestCampaignTableDeviceP99(t *testing.T) {
 		t.Errorf("untraced table has a dev p99 column:\n%s", b.String())
 	}
 }
+
+// TestCampaignTablePerKind: each kind's table has its own columns: crash
+// the recovery figures, lost commits and the verdict with the delta of
+// recovery time; fio MB/s and fsync p99 (only when there were syncs);
+// oltp p95 beside p99; and any telemetry columns with their units.
+func TestCampaignTablePerKind(t *testing.T) {
+	fig := func(med, lo, hi float64, n int) campaign.Figure {
+		return campaign.Figure{Median: med, Min: lo, Max: hi, N: n, Sum: med * float64(n)}
+	}
+	crash := campaign.Table{Campaign: "c", Kind: "crash", Groups: []string{"g"}, Baseline: "fsync",
+		Columns: []campaign.Column{{Key: "w_await", Unit: "ms"}, {Key: "w/s", Unit: "/s"}},
+		Rows: []campaign.Row{
+			{Label: "fsync", Aggs: []campaign.Agg{{Rounds: 1, Throughput: 900, P99: 5e6, Figures: map[string]campaign.Figure{
+				campaign.FigRecoveryMS: fig(68000, 60000, 70000, 3), campaign.FigStartQueryMS: fig(69000, 61000, 71000, 3),
+				campaign.FigKillCommitMS: fig(70000, 62000, 72000, 3), campaign.FigLost: {Sum: 0, N: 3}, campaign.FigCrashRounds: {Sum: 3, N: 3},
+				"w_await": fig(1.5, 1.5, 1.5, 1), "w/s": fig(2500, 2500, 2500, 1)}}}},
+			{Label: "O_DIRECT", Aggs: []campaign.Agg{{Rounds: 1, Throughput: 1000, P99: 4e6, Figures: map[string]campaign.Figure{
+				campaign.FigRecoveryMS: {Median: 11000, Min: 11000, Max: 11000, N: 1, DeltaPct: -83.8}, campaign.FigLost: {Sum: 2, N: 1},
+				campaign.FigCrashRounds: {Sum: 1, N: 1}, campaign.FigDamaged: {Sum: 1, N: 1}}}}},
+		}}
+	fio := campaign.Table{Campaign: "f", Kind: "fio", Groups: []string{"g"}, Baseline: "a",
+		Rows: []campaign.Row{{Label: "a", Aggs: []campaign.Agg{{Rounds: 1, Throughput: 5000, MBps: 20.48, P99: 1e6, SyncP99: 2e6}}}}}
+	fioNoSync := fio
+	fioNoSync.Rows = []campaign.Row{{Label: "a", Aggs: []campaign.Agg{{Rounds: 1, Throughput: 5000, MBps: 20.48, P99: 1e6}}}}
+	oltp := campaign.Table{Campaign: "o", Kind: "oltp", Groups: []string{"g"}, Baseline: "a",
+		Rows: []campaign.Row{{Label: "a", Aggs: []campaign.Agg{{Rounds: 1, Throughput: 800, P95: 3e6, P99: 6e6}}}}}
+	for _, tt := range []struct {
+		name   string
+		t      campaign.Table
+		f      Format
+		want   []string
+		unwant []string
+	}{
+		{"crash", crash, Markdown, []string{"| cell | g recovery | g start>query | g kill>commit | g lost | g verdict | g tps | g p99 | g Δ recovery | g w_await ms | g w/s |",
+			"| fsync | 68.0 s (60.0 s–70.0 s) | 69.0 s (61.0 s–71.0 s) | 70.0 s (62.0 s–72.0 s) | 0 | ok | 900 | 5.00 ms | base | 1.50 | 2,500 |",
+			"| O_DIRECT | 11.0 s | - | - | 2 | LOST 2 commits, damaged 1/1 | 1,000 | 4.00 ms | -83.8% | - | - |"}, nil},
+		{"crash csv", crash, CSV, []string{"recovery_ms_median,recovery_ms_min,recovery_ms_max", "lost_acknowledged,verdict", "w_await,w/s",
+			"68000.000,60000.000,70000.000", "LOST 2 commits"}, nil},
+		{"fio", fio, Text, []string{"g iops", "g MB/s", "g fsync p99", "20.5", "2.00 ms"}, nil},
+		{"fio without syncs", fioNoSync, Text, []string{"g MB/s"}, []string{"fsync p99"}},
+		{"oltp", oltp, Markdown, []string{"| cell | g tps | g p95 | g p99 | g Δ |", "| a | 800 (0–0) | 3.00 ms | 6.00 ms | base |"}, nil},
+	} {
+		unit := "tps"
+		if tt.t.Kind == "fio" {
+			unit = "iops"
+		}
+		var b bytes.Buffer
+		if err := WriteCampaignTable(&b, tt.t, unit, tt.f); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: output lacks %q:\n%s", tt.name, w, b.String())
+			}
+		}
+		for _, w := range tt.unwant {
+			if strings.Contains(b.String(), w) {
+				t.Errorf("%s: output has %q:\n%s", tt.name, w, b.String())
+			}
+		}
+	}
+}

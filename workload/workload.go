@@ -250,6 +250,12 @@ type Meta struct {
 	// --output-format), or nil: `writepath run` then prints that on stdout
 	// instead of writepath's summary.
 	Output func(spec []byte) OutputFunc
+	// Figures, if set, reads a worker's summary of the measured phase
+	// (the Summarizer's output) into the figures a campaign table
+	// aggregates beside throughput and latency, keyed as campaign names
+	// them (campaign.FigRecoveryMS, ...): several samples where the run
+	// repeats something itself (a crash run's rounds).
+	Figures func(summary []byte) (map[string][]float64, error)
 }
 
 // OutputFunc prints the result of a run's measured phase from what each

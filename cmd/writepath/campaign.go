@@ -65,6 +65,7 @@ func newCampaignListCmd() *cobra.Command {
 type campaignShowOptions struct {
 	sourceFlags
 	format string
+	cols   columnsFlag
 }
 
 func (o *campaignShowOptions) Validate() error {
@@ -72,7 +73,8 @@ func (o *campaignShowOptions) Validate() error {
 	if err != nil {
 		return fmt.Errorf("--format: %w", err)
 	}
-	return nil
+	_, err = o.cols.columns()
+	return err
 }
 
 func newCampaignShowCmd() *cobra.Command {
@@ -98,11 +100,13 @@ func newCampaignShowCmd() *cobra.Command {
 			if f == report.Text {
 				client.WriteCampaignStatus(cmd.OutOrStdout(), rec)
 			}
-			return writeCampaignTable(cmd.Context(), cmd.OutOrStdout(), src, rec, f)
+			cols, _ := o.cols.columns()
+			return writeCampaignTable(cmd.Context(), cmd.OutOrStdout(), src, rec, f, cols)
 		},
 	}
 	o.AddFlags(cmd)
 	cmd.Flags().StringVar(&o.format, "format", "table", "table, markdown, csv or json")
+	o.cols.AddFlags(cmd)
 	return cmd
 }
 

@@ -24,6 +24,7 @@ type campaignRunOptions struct {
 	local  localCampaignFlags
 	format string
 	html   string
+	cols   columnsFlag
 }
 
 func (o *campaignRunOptions) AddFlags(cmd *cobra.Command) {
@@ -31,11 +32,15 @@ func (o *campaignRunOptions) AddFlags(cmd *cobra.Command) {
 	o.local.AddFlags(cmd)
 	cmd.Flags().StringVar(&o.format, "format", "table", "result table format: table, markdown, csv or json")
 	cmd.Flags().StringVarP(&o.html, "output", "o", "", "also write the HTML report to this file")
+	o.cols.AddFlags(cmd)
 }
 
 func (o *campaignRunOptions) Validate() error {
 	if _, err := report.ParseFormat(o.format); err != nil {
 		return fmt.Errorf("--format: %w", err)
+	}
+	if _, err := o.cols.columns(); err != nil {
+		return err
 	}
 	if o.conn.coordinator != "" && len(o.local.allowHost) > 0 {
 		return errors.New("--allow-host is for the embedded fabric; the workers of --coordinator allow host knobs with worker --allow-host")
@@ -168,12 +173,13 @@ func (o *campaignRunOptions) follow(ctx context.Context, c *client.Client, id st
 		return err
 	}
 	f, _ := report.ParseFormat(o.format)
+	cols, _ := o.cols.columns()
 	fmt.Fprintln(stdout)
-	if err := writeCampaignTable(context.WithoutCancel(ctx), stdout, c, rec, f); err != nil {
+	if err := writeCampaignTable(context.WithoutCancel(ctx), stdout, c, rec, f, cols); err != nil {
 		return err
 	}
 	if o.html != "" {
-		if err := writeCampaignReport(context.WithoutCancel(ctx), c, rec, o.html); err != nil {
+		if err := writeCampaignReport(context.WithoutCancel(ctx), c, rec, o.html, cols); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "report written to %s\n", o.html)
@@ -187,10 +193,10 @@ func (o *campaignRunOptions) follow(ctx context.Context, c *client.Client, id st
 
 // writeCampaignTable aggregates a campaign's stored intervals and prints
 // the table (a campaign still running shows the rounds done so far).
-func writeCampaignTable(ctx context.Context, w io.Writer, src client.CampaignSource, rec *writepathv1.Campaign, f report.Format) error {
+func writeCampaignTable(ctx context.Context, w io.Writer, src client.CampaignSource, rec *writepathv1.Campaign, f report.Format, cols []string) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	res, err := client.BuildCampaignTable(ctx, src, rec)
+	res, err := campaignTable(ctx, src, rec, cols)
 	if err != nil {
 		return err
 	}

@@ -69,6 +69,7 @@ groups:
 rounds: 1
 window: 2s-end
 baseline: fsync=0
+columns: [w/s, wkB/s, wrqm/s, w_await, aqu-sz, "%%util"]
 `},
 	{title: "oltp: sysbench oltp_write_only on a sandbox server, 1 vs 8 threads", secs: [2]int{15, 4}, server: true, spec: `name: quickstart-oltp
 workload: oltp
@@ -79,6 +80,7 @@ groups:
   local: group=local
 rounds: 1
 window: 2s-end
+columns: [w/s, w_await, "%%util", log_waits/s, dirty, ckpt_age]
 `},
 	{title: "crash: one load, kill -9, recovery round with the durability check", secs: [2]int{12, 4}, server: true, spec: `name: quickstart-crash
 workload: crash
@@ -89,6 +91,7 @@ groups:
   local: group=local
 rounds: 1
 window: 0s-end
+columns: [w/s, w_await, log_waits/s, dirty, ckpt_age]
 `},
 }
 
@@ -184,7 +187,7 @@ func (o *quickstartOptions) step(ctx context.Context, c *client.Client, st plann
 		return nil, fmt.Errorf("campaign %s %s: %s", rec.GetId(), client.CampaignStateName(rec.GetState()), rec.GetReason())
 	}
 	fmt.Fprintln(stdout)
-	if err := writeCampaignTable(ctx, stdout, c, rec, report.Text); err != nil {
+	if err := writeCampaignTable(ctx, stdout, c, rec, report.Text, nil); err != nil {
 		return nil, err
 	}
 	if st.spec.Workload == "crash" {
@@ -223,7 +226,7 @@ func (o *quickstartOptions) writeReport(ctx context.Context, c *client.Client, r
 	var all report.Campaign
 	var names []string
 	for i, rec := range recs {
-		rc, err := campaignReport(ctx, c, rec)
+		rc, err := campaignReport(ctx, c, rec, nil)
 		if err != nil {
 			return err
 		}

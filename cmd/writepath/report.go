@@ -13,12 +13,14 @@ import (
 
 type reportOptions struct {
 	sourceFlags
-	out string
+	out  string
+	cols columnsFlag // a campaign's telemetry columns
 }
 
 func (o *reportOptions) AddFlags(cmd *cobra.Command) {
 	o.sourceFlags.AddFlags(cmd)
 	cmd.Flags().StringVarP(&o.out, "output", "o", "report.html", "HTML file to write")
+	o.cols.AddFlags(cmd)
 }
 
 // newReportCmd is `writepath report RUN|CAMPAIGN -o report.html`; a

@@ -23,8 +23,8 @@ const maxReportRuns = 24
 
 // campaignReport builds what report.WriteCampaignHTML draws: the table (the
 // cell x group bars with the rounds' spread) and the first round's runs.
-func campaignReport(ctx context.Context, src client.CampaignSource, rec *writepathv1.Campaign) (report.Campaign, error) {
-	res, err := client.BuildCampaignTable(ctx, src, rec)
+func campaignReport(ctx context.Context, src client.CampaignSource, rec *writepathv1.Campaign, cols []string) (report.Campaign, error) {
+	res, err := campaignTable(ctx, src, rec, cols)
 	if err != nil {
 		return report.Campaign{}, err
 	}
@@ -49,8 +49,8 @@ func campaignReport(ctx context.Context, src client.CampaignSource, rec *writepa
 }
 
 // writeCampaignReport writes a campaign's HTML report to path.
-func writeCampaignReport(ctx context.Context, src client.CampaignSource, rec *writepathv1.Campaign, path string) error {
-	c, err := campaignReport(ctx, src, rec)
+func writeCampaignReport(ctx context.Context, src client.CampaignSource, rec *writepathv1.Campaign, path string, cols []string) error {
+	c, err := campaignReport(ctx, src, rec, cols)
 	if err != nil {
 		return err
 	}
@@ -84,5 +84,9 @@ func (o *reportOptions) reportCampaign(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	return writeCampaignReport(ctx, src, rec, o.out)
+	cols, err := o.cols.columns()
+	if err != nil {
+		return err
+	}
+	return writeCampaignReport(ctx, src, rec, o.out, cols)
 }

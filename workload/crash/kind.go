@@ -28,6 +28,7 @@ func init() {
 		New:         New,
 		FromArgs:    FromArgs,
 		Help:        Help,
+		Figures:     Figures,
 	})
 }
 
