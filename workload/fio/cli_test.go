@@ -204,3 +204,30 @@ func TestTerseFieldsMatchFio(t *testing.T) {
 		}
 	}
 }
+
+// TestCmdHelpDefaultsMatchFio: `--cmdhelp=OPT` prints the option's default
+// line as the real fio does (and "no default" where it has none).
+func TestCmdHelpDefaultsMatchFio(t *testing.T) {
+	fio := fioPath(t)
+	defaultLine := func(help string) string {
+		for _, l := range strings.Split(help, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), "default:") {
+				return strings.TrimSpace(l)
+			}
+		}
+		return ""
+	}
+	for _, opt := range []string{"bs", "rw", "iodepth", "fsync", "ioengine", "size", "direct", "numjobs", "runtime", "rwmixread"} {
+		want, err := exec.Command(fio, "--cmdhelp="+opt).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, errOut bytes.Buffer
+		if err := RunCommand(context.Background(), []string{"--cmdhelp=" + opt}, &got, &errOut, "t"); err != nil {
+			t.Fatal(err)
+		}
+		if g, w := defaultLine(got.String()), defaultLine(string(want)); g != w || g == "" {
+			t.Errorf("--cmdhelp=%s default line %q; fio's %q", opt, g, w)
+		}
+	}
+}

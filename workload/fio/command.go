@@ -201,6 +201,14 @@ func writeCmdHelp(w io.Writer, name string) error {
 		kind = "boolean value"
 	}
 	fmt.Fprintf(&b, "%20s: %s\n", "type", kind)
+	def, ok := optionDefaults[main]
+	if why, differs := defaultDiffers[main]; differs {
+		def, ok = why+" (writepath)", true
+	}
+	if !ok {
+		def = "no default"
+	}
+	fmt.Fprintf(&b, "%20s: %s\n\n", "default", def)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
