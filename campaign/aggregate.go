@@ -290,4 +290,6 @@ const (
 	FigFailed       = "failed"            // 1 per round that failed
 	FigDamaged      = "damaged"           // 1 per round whose data was damaged
 	FigKnownGap     = "known_gap"         // 1 per damage a known server gap explains
+	FigLoadTPS      = "load_tps"          // the load's tps up to the kill
+	FigLoadP99MS    = "load_p99_ms"       // the load's p99 up to the kill, ms
 )

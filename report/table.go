@@ -125,10 +125,14 @@ func columns(t campaign.Table, unit string) []column {
 			{head: "verdict", csv: []string{"verdict"},
 				text: func(a campaign.Agg, _ bool) string { return Verdict(a) },
 				vals: func(a campaign.Agg) []string { return []string{Verdict(a)} }},
-			{head: "tps", csv: []string{"tps_median"},
-				text: func(a campaign.Agg, _ bool) string { return num(a.Throughput) },
-				vals: func(a campaign.Agg) []string { return []string{f2(a.Throughput)} }},
-			p99,
+			// The load's own figures up to each kill: the intervals
+			// also span the restarts, when nothing commits.
+			{head: "tps", csv: []string{"load_tps_median"},
+				text: func(a campaign.Agg, _ bool) string { return figOr(a, campaign.FigLoadTPS, num) },
+				vals: func(a campaign.Agg) []string { return []string{f2(a.Figures[campaign.FigLoadTPS].Median)} }},
+			{head: "p99", csv: []string{"load_p99_ms_median"},
+				text: func(a campaign.Agg, _ bool) string { return figOr(a, campaign.FigLoadP99MS, msF) },
+				vals: func(a campaign.Agg) []string { return []string{f3(a.Figures[campaign.FigLoadP99MS].Median)} }},
 			{head: "Δ recovery", csv: []string{"recovery_delta_pct"},
 				text: func(a campaign.Agg, base bool) string {
 					f, ok := a.Figures[campaign.FigRecoveryMS]
@@ -375,6 +379,15 @@ func msOr(ns int64) string {
 
 // msF prints milliseconds as ms does.
 func msF(v float64) string { return ms(int64(v * 1e6)) }
+
+// figOr is a figure's median formatted, or "-" when the cell has none.
+func figOr(a campaign.Agg, key string, format func(float64) string) string {
+	f, ok := a.Figures[key]
+	if !ok {
+		return "-"
+	}
+	return format(f.Median)
+}
 
 // sumOr is a figure's sum, or "-" when the cell has none.
 func sumOr(a campaign.Agg, key string) string {

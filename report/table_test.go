@@ -115,10 +115,12 @@ func TestCampaignTablePerKind(t *testing.T) {
 			{Label: "fsync", Aggs: []campaign.Agg{{Rounds: 1, Throughput: 900, P99: 5e6, Figures: map[string]campaign.Figure{
 				campaign.FigRecoveryMS: fig(68000, 60000, 70000, 3), campaign.FigStartQueryMS: fig(69000, 61000, 71000, 3),
 				campaign.FigKillCommitMS: fig(70000, 62000, 72000, 3), campaign.FigLost: {Sum: 0, N: 3}, campaign.FigCrashRounds: {Sum: 3, N: 3},
+				campaign.FigLoadTPS: fig(900, 900, 900, 3), campaign.FigLoadP99MS: fig(5, 5, 5, 3),
 				"w_await": fig(1.5, 1.5, 1.5, 1), "w/s": fig(2500, 2500, 2500, 1)}}}},
 			{Label: "O_DIRECT", Aggs: []campaign.Agg{{Rounds: 1, Throughput: 1000, P99: 4e6, Figures: map[string]campaign.Figure{
 				campaign.FigRecoveryMS: {Median: 11000, Min: 11000, Max: 11000, N: 1, DeltaPct: -83.8}, campaign.FigLost: {Sum: 2, N: 1},
-				campaign.FigCrashRounds: {Sum: 1, N: 1}, campaign.FigDamaged: {Sum: 1, N: 1}}}}},
+				campaign.FigCrashRounds: {Sum: 1, N: 1}, campaign.FigDamaged: {Sum: 1, N: 1},
+				campaign.FigLoadTPS: fig(1000, 1000, 1000, 1), campaign.FigLoadP99MS: fig(4, 4, 4, 1)}}}},
 		}}
 	fio := campaign.Table{Campaign: "f", Kind: "fio", Groups: []string{"g"}, Baseline: "a",
 		Rows: []campaign.Row{{Label: "a", Aggs: []campaign.Agg{{Rounds: 1, Throughput: 5000, MBps: 20.48, P99: 1e6, SyncP99: 2e6}}}}}

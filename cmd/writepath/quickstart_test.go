@@ -25,7 +25,11 @@ func TestQuickstartShort(t *testing.T) {
 	}
 	t.Logf("stdout:\n%s", out)
 	for _, want := range []string{"campaign quickstart-fio", "campaign quickstart-oltp", "campaign quickstart-crash",
-		"fsync=1", "threads=8", "lost acknowledged commits: 0", "report: "} {
+		"fsync=1", "threads=8", "lost acknowledged commits: 0", "report: ",
+		// the tables per kind (issue 21): fio's MB/s and fsync p99, oltp's
+		// p95, the crash campaign's recovery columns, the telemetry columns
+		"local MB/s", "local fsync p99", "local p95", "local recovery", "local start>query", "local kill>commit",
+		"local lost", "local verdict", "local w_await ms", "local ckpt_age MiB"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("quickstart output lacks %q", want)
 		}

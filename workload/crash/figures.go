@@ -8,7 +8,7 @@ import (
 // Figures reads a crash run's summary (a Result) into the figures a
 // campaign table aggregates (package campaign's Fig* keys): per crash
 // round the recovery time, process start to first query and kill to first
-// commit (rounds that failed, or a point the restart never reached, give
+// commit, the load's tps and p99 up to the kill (rounds that failed, or a point the restart never reached, give
 // no sample), and per round 1/0 for a failure and for damage plus the
 // acknowledged commits lost, which the table sums.
 func Figures(summary []byte) (map[string][]float64, error) {
@@ -29,7 +29,7 @@ func Figures(summary []byte) (map[string][]float64, error) {
 		if r.Failed {
 			continue
 		}
-		for k, v := range map[string]float64{"recovery_ms": r.Timeline.RecoveryMS,
+		for k, v := range map[string]float64{"load_tps": r.Load.TPS, "load_p99_ms": r.Load.P99MS, "recovery_ms": r.Timeline.RecoveryMS,
 			"start_to_query_ms": r.Timeline.StartToQueryMS, "kill_to_commit_ms": r.Timeline.KillToCommitMS} {
 			if v > 0 {
 				add(k, v)
