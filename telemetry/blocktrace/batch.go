@@ -1,7 +1,6 @@
 package blocktrace
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"unsafe"
@@ -9,14 +8,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Reading the histogram map is the tracer's one cost in user space, once
-// per interval: a busy phase holds thousands of (series, bucket) keys, each
-// with a count per CPU. cilium/ebpf's BatchLookup unmarshals per-CPU values
-// through reflection, one element at a time (~50 ms a Tick on a loaded
-// 2-CPU machine), so the batch is read here with the raw command into
-// reused buffers: keys as packed uint64s, values as flat uint64s.
+// Reading the programs' counts is the tracer's one cost in user space, once
+// per interval. cilium/ebpf's batch calls unmarshal per-CPU values through
+// reflection, one element at a time (~50 ms a Tick on a loaded 2-CPU
+// machine, when the counts were a hash of thousands of keys), so the
+// per-CPU arrays are read and cleared here with the raw batch commands
+// into reused buffers: keys as uint32s, each element's values as the
+// kernel lays them out (one per possible CPU, each rounded up to 8 bytes).
 
-const bpfMapLookupBatch = 24 // BPF_MAP_LOOKUP_BATCH
+const (
+	bpfMapLookupBatch = 24 // BPF_MAP_LOOKUP_BATCH
+	bpfMapUpdateBatch = 26 // BPF_MAP_UPDATE_BATCH
+)
 
 // batchAttr is the kernel's union bpf_attr for the batch commands.
 type batchAttr struct {
@@ -26,43 +29,62 @@ type batchAttr struct {
 	elemFlags, flags  uint64
 }
 
-// batchReader reads a per-CPU hash of 8-byte keys and u64 values.
-type batchReader struct {
+// arrayBatch reads and writes elements [0, n) of one per-CPU array map.
+type arrayBatch struct {
 	fd     int
-	cpus   int
-	keys   []byte
-	values []uint64
-	cursor [2]uint64 // in and out batch tokens (the hash's bucket index)
+	stride int // bytes of one element: its per-CPU values
+	keys   []uint32
+	values []byte
+	cursor uint32 // the out batch token (the last index read)
 }
 
-func newBatchReader(fd, cpus, batch int) *batchReader {
-	return &batchReader{fd: fd, cpus: cpus, keys: make([]byte, 8*batch), values: make([]uint64, batch*cpus)}
+// newArrayBatch is a batch for a per-CPU array of valueSize-byte values.
+func newArrayBatch(fd, valueSize, cpus int) *arrayBatch {
+	return &arrayBatch{fd: fd, stride: ((valueSize + 7) &^ 7) * cpus}
 }
 
-// each calls f with every key (little-endian as the programs store it)
-// and its per-CPU counts (valid during the call only).
-func (r *batchReader) each(f func(key uint64, percpu []uint64)) error {
-	batch := len(r.keys) / 8
-	first := true
-	for {
-		a := batchAttr{keys: uint64(uintptr(unsafe.Pointer(&r.keys[0]))),
-			values: uint64(uintptr(unsafe.Pointer(&r.values[0]))), count: uint32(batch), mapFd: uint32(r.fd),
-			outBatch: uint64(uintptr(unsafe.Pointer(&r.cursor[1])))}
-		if !first {
-			r.cursor[0] = r.cursor[1]
-			a.inBatch = uint64(uintptr(unsafe.Pointer(&r.cursor[0])))
-		}
-		first = false
-		_, _, errno := unix.Syscall(unix.SYS_BPF, bpfMapLookupBatch, uintptr(unsafe.Pointer(&a)), unsafe.Sizeof(a))
-		for i := range int(a.count) {
-			f(binary.LittleEndian.Uint64(r.keys[8*i:]), r.values[i*r.cpus:(i+1)*r.cpus])
-		}
-		switch {
-		case errno == 0:
-		case errors.Is(errno, unix.ENOENT):
-			return nil
-		default:
-			return fmt.Errorf("block tracing: read histograms: %w", errno)
-		}
+func (b *arrayBatch) grow(n int) {
+	for len(b.keys) < n {
+		b.keys = append(b.keys, uint32(len(b.keys)))
 	}
+	if need := n * b.stride; len(b.values) < need {
+		b.values = make([]byte, need)
+	}
+}
+
+// read fills values with elements [0, n) and returns them (valid until the
+// next call): element i's CPU c value at i*stride + c*stride/cpus.
+func (b *arrayBatch) read(n int) ([]byte, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	b.grow(n)
+	a := batchAttr{keys: uint64(uintptr(unsafe.Pointer(&b.keys[0]))),
+		values: uint64(uintptr(unsafe.Pointer(&b.values[0]))), count: uint32(n), mapFd: uint32(b.fd),
+		outBatch: uint64(uintptr(unsafe.Pointer(&b.cursor)))}
+	_, _, errno := unix.Syscall(unix.SYS_BPF, bpfMapLookupBatch, uintptr(unsafe.Pointer(&a)), unsafe.Sizeof(a))
+	// ENOENT: the array ended before n elements (n was its size).
+	if errno != 0 && !errors.Is(errno, unix.ENOENT) {
+		return nil, fmt.Errorf("block tracing: read counts: %w", errno)
+	}
+	// The command rewrote keys with the indexes it read, from 0 up.
+	for i := range b.keys[:n] {
+		b.keys[i] = uint32(i)
+	}
+	return b.values[:int(a.count)*b.stride], nil
+}
+
+// zero sets elements [0, n) to zero on every CPU.
+func (b *arrayBatch) zero(n int) error {
+	if n <= 0 {
+		return nil
+	}
+	b.grow(n)
+	clear(b.values[:n*b.stride])
+	a := batchAttr{keys: uint64(uintptr(unsafe.Pointer(&b.keys[0]))),
+		values: uint64(uintptr(unsafe.Pointer(&b.values[0]))), count: uint32(n), mapFd: uint32(b.fd)}
+	if _, _, errno := unix.Syscall(unix.SYS_BPF, bpfMapUpdateBatch, uintptr(unsafe.Pointer(&a)), unsafe.Sizeof(a)); errno != 0 {
+		return fmt.Errorf("block tracing: clear counts: %w", errno)
+	}
+	return nil
 }

@@ -3,10 +3,12 @@ package blocktrace
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/cilium/ebpf"
 	"golang.org/x/sys/unix"
 
 	"github.com/writepath/writepath/telemetry/blocktrace/series"
@@ -60,6 +62,7 @@ func BenchmarkTraceCost(b *testing.B) {
 	}
 	defer tr.Close()
 	before, _ := l.Cost()
+	progBefore := progStats(b, l)
 	b.ResetTimer()
 	var wg sync.WaitGroup
 	const writers = 8
@@ -99,8 +102,30 @@ func BenchmarkTraceCost(b *testing.B) {
 	if n := after.SyscallRuns - before.SyscallRuns; n > 0 {
 		b.ReportMetric(float64(after.Syscalls-before.Syscalls)/float64(n), "sys-ns/call")
 	}
+	// Each block program's share, per request and per run of its own.
+	for n, after := range progStats(b, l) {
+		bef := progBefore[n]
+		short := strings.TrimPrefix(n, "block_rq_")
+		b.ReportMetric(float64(after.Runtime-bef.Runtime)/float64(reqs), short+"-ns/req")
+		if runs := after.RunCount - bef.RunCount; runs > 0 {
+			b.ReportMetric(float64(after.Runtime-bef.Runtime)/float64(runs), short+"-ns/run")
+		}
+	}
 	b.ReportMetric(float64(reqs), "requests")
 	b.ReportMetric(float64(tick.Microseconds()), "tick-us")
+}
+
+// progStats is each block program's kernel statistics.
+func progStats(b *testing.B, l *Loaded) map[string]*ebpf.ProgramStats {
+	out := map[string]*ebpf.ProgramStats{}
+	for _, n := range blockProgs {
+		s, err := l.block.Programs[n].Stats()
+		if err != nil {
+			b.Fatal(err)
+		}
+		out[n] = s
+	}
+	return out
 }
 
 // BenchmarkTick is one interval's read in user space with the map holding
@@ -119,27 +144,36 @@ func BenchmarkTick(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer tr.Close()
-	// Fill the map as a busy phase does: 12 series x 1,000 buckets.
-	m := l.block.Maps[traceMapHists]
-	cpus := tr.cpus
-	per := make([]uint64, cpus)
+	// Fill the pages as a busy phase does: 12 series x 1,000 buckets.
 	for s := range 12 {
-		for i := range 1000 {
-			per[0] = uint64(i + 1)
-			k := traceHkey{Dev: 7<<minorBits | 99, Idx: uint16(1000 + i*7), Metric: uint8(s % 3), Op: uint8(s / 3)}
-			if err := m.Put(k, per); err != nil {
-				b.Fatal(err)
-			}
+		vs := make([]uint64, 1000)
+		for i := range vs {
+			vs[i] = indexValueU(uint32(1000 + i*7))
 		}
+		recordInKernel(b, l, block(s/3, s%3, s%nOps), vs)
 	}
 	if _, err := tr.Tick(); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	for range b.N {
-		if _, err := tr.Tick(); err != nil {
+	for i := range b.N {
+		// Each interval one more value in every bucket.
+		b.StopTimer()
+		for s := range 12 {
+			vs := make([]uint64, 1000)
+			for j := range vs {
+				vs[j] = indexValueU(uint32(1000 + j*7))
+			}
+			recordInKernel(b, l, block(s/3, s%3, s%nOps), vs)
+		}
+		b.StartTimer()
+		snap, err := tr.Tick()
+		if err != nil {
 			b.Fatal(err)
+		}
+		if i == 0 && len(snap.Encoded) < 12 { // and the disks' own
+			b.Fatalf("%d series; want at least 12", len(snap.Encoded))
 		}
 	}
 }

@@ -63,3 +63,14 @@ func TestRebuiltHistogramEqualsRecorded(t *testing.T) {
 		}
 	}
 }
+
+// TestDenseLayout: the programs' page geometry (trace.bpf.c's HDR_MAX_INDEX
+// and PAGES_PER_SERIES, mirrored in tick.go) covers hist's whole range.
+func TestDenseLayout(t *testing.T) {
+	if got := hdrIndex(uint64(hist.Highest)); got != hdrMaxIndex {
+		t.Errorf("hdrIndex(hist.Highest) = %d; hdrMaxIndex is %d", got, hdrMaxIndex)
+	}
+	if denseOverflow>>pageShift >= pagesPerSeries || (pagesPerSeries-1)<<pageShift > denseOverflow {
+		t.Errorf("%d pages of %d for %d indexes", pagesPerSeries, pageW, denseOverflow+1)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -131,6 +132,103 @@ func TestKernelIndexMatchesHist(t *testing.T) {
 			if want := hdrIndex(p.In[i]); p.Out[i] != want {
 				t.Errorf("kernel hdr_index(%d) = %d; want %d", p.In[i], p.Out[i], want)
 			}
+		}
+	}
+}
+
+// TestKernelRecordMatchesHist records values at every bucket edge and at
+// random through the programs' record (BPF_PROG_TEST_RUN of record_probe)
+// into series of every kind, twice across two Ticks: each Tick's series
+// holds exactly the buckets hist gives those values, page boundaries,
+// overflow and counts included. The block series are a slot no disk has
+// (the test's disk is slot 0, with other processes' requests on it).
+func TestKernelRecordMatchesHist(t *testing.T) {
+	l := loadForTest(t, Config{Devices: []string{diskOfDir(t, t.TempDir())}})
+	tr, err := l.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := hdrValues()
+	cases := []struct {
+		s    int
+		name string
+	}{
+		{block(maxDevs-1, mD2C, 1), series.Block("slot15", "write", series.D2C)},
+		{block(maxDevs-1, mBytes, 4), series.Block("slot15", "other", series.Bytes)},
+		{sRedo + 1, series.Redo("write")},
+		{sFdatasync, series.SysFdatasync},
+	}
+	for round := range 2 {
+		recorded := hist.New()
+		for _, v := range vs[:len(vs)-round*500] {
+			recorded.Record(min(int64(v), hist.Highest+1))
+		}
+		// As encoded (overflow counted at the top).
+		enc, err := recorded.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := hist.Decode(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cases {
+			recordInKernel(t, l, c.s, vs[:len(vs)-round*500])
+		}
+		snap, err := tr.Tick()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if snap.Lost != 0 || snap.Dropped != 0 {
+			t.Errorf("round %d: %d lost, %d dropped; want none", round, snap.Lost, snap.Dropped)
+		}
+		for _, c := range cases {
+			got := decoded(t, snap, c.name)
+			if got == nil {
+				t.Errorf("round %d: no series %s", round, c.name)
+				continue
+			}
+			if got.Count() != want.Count() || got.Overflow() != want.Overflow() || !slices.Equal(got.Buckets(), want.Buckets()) {
+				t.Errorf("round %d: %s: count %d overflow %d, %d buckets; want %d, %d, %d buckets", round, c.name,
+					got.Count(), got.Overflow(), len(got.Buckets()), want.Count(), want.Overflow(), len(want.Buckets()))
+			}
+		}
+	}
+	// The next phase starts from empty pages and counts.
+	tr.Close()
+	if tr, err = l.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	recordInKernel(t, l, cases[0].s, vs[:3])
+	snap, err := tr.Tick()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := decoded(t, snap, cases[0].name); h == nil || h.Count() != 3 {
+		t.Errorf("next phase: %s = %v; want 3 values", cases[0].name, h)
+	}
+}
+
+// block is a block series' number.
+func block(slot, metric, op int) int { return (slot*nBlockMetrics+metric)*nOps + op }
+
+// indexValueU is indexValue as a value to record.
+func indexValueU(idx uint32) uint64 { return uint64(indexValue(idx)) }
+
+// recordInKernel records vs into series s through the programs' record.
+func recordInKernel(t testing.TB, l *Loaded, s int, vs []uint64) {
+	t.Helper()
+	prog, m := l.block.Programs[traceProgRecordProbe], l.block.Maps[traceMapProbe]
+	for len(vs) > 0 {
+		p := traceProbe{Series: uint32(s)}
+		n := copy(p.In[:], vs)
+		vs, p.N = vs[n:], uint32(n)
+		if err := m.Put(uint32(0), &p); err != nil {
+			t.Fatal(err)
+		}
+		if ret, err := prog.Run(&ebpf.RunOptions{}); err != nil || ret != 0 {
+			t.Fatalf("run record_probe: %d, %v", ret, err)
 		}
 	}
 }

@@ -1,29 +1,50 @@
 package blocktrace
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"time"
 
-	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 
 	"github.com/writepath/writepath/hist"
 	"github.com/writepath/writepath/telemetry/blocktrace/series"
 )
 
-// Metrics and ops as trace.bpf.c numbers them.
+// Series as trace.bpf.c numbers them: block series by device slot, metric
+// and op, then the redo and syscall series.
 const (
 	mD2C = iota
 	mQ2D
 	mBytes
-	mRedo
-	mSysWrite
-	mFsync
-	mFdatasync
-	nMetrics
+	nBlockMetrics
+)
+
+const (
+	nOps        = 5 // N_OPS: read, write, flush, discard, other
+	sRedo       = maxDevs * nBlockMetrics * nOps
+	sSysWrite   = sRedo + 2
+	sFsync      = sSysWrite + 1
+	sFdatasync  = sSysWrite + 2
+	nSeriesKern = sSysWrite + 3
+)
+
+// The counts' layout in the kernel (trace.bpf.c): a series' bucket
+// indexes (hdrIndex up to hist.Highest's, then one for overflow) in pages
+// of pageW, handed out per CPU; a page's owner is series*pagesPerSeries +
+// range + 1.
+const (
+	hdrMaxIndex    = 33420 // hdrIndex(hist.Highest)
+	denseOverflow  = hdrMaxIndex + 1
+	pageShift      = 8
+	pageW          = 1 << pageShift
+	pagesPerSeries = (denseOverflow + pageW) >> pageShift
+	pageBytes      = 8 + 4*pageW // struct page: owner, pad, counts
+	dirBytes       = 2 * (pagesPerSeries + 1)
+	// Stats indexes (enum stat).
+	stHistFull, stStartFull, stDevsFull, stPages, stMax = 0, 1, 2, 3, 4
 )
 
 // MaxSeries bounds the series one Tick returns: a fabric interval carries at
@@ -38,14 +59,15 @@ type Tracer struct {
 	links []link.Link
 	sysOn bool
 
-	prev map[uint64]uint64 // cumulative count per packed key at the last Tick
+	// prev is each CPU's pages' counts at the last Tick (pageW per page,
+	// from page 0), grown as pages are handed out.
+	prev [][]uint32
 	// incs are this Tick's increases per series and bucket; one scratch
 	// histogram (270 KB, dense) turns each series into its encoding in
 	// turn, so memory does not grow with the number of series.
-	incs    map[seriesKey][]bucketInc
+	incs    [nSeriesKern][]bucketInc
+	nseries int // series with increases this Tick
 	scratch *hist.Histogram
-	names   map[seriesKey]string
-	batch   *batchReader
 	cpus    int
 	pids    []int
 	redo    []string
@@ -53,20 +75,13 @@ type Tracer struct {
 	redoAt  time.Time
 	closed  bool
 	snap    Snapshot
-	lostAt  uint64 // stats sum at the last Tick
+	lostAt  uint64 // lost counters' sum at the last Tick
 }
 
 // bucketInc is one bucket's increase.
 type bucketInc struct {
-	idx uint32
+	idx uint32 // hdrIndex
 	n   uint64
-}
-
-// seriesKey is one series: a metric of a device (0 for syscalls) and op.
-type seriesKey struct {
-	dev    uint32
-	metric uint8
-	op     uint8
 }
 
 // Snapshot is one interval's series, each in package hist's encoding
@@ -81,12 +96,7 @@ type Snapshot struct {
 }
 
 func newTracer(l *Loaded) *Tracer {
-	cpus, err := ebpf.PossibleCPU()
-	if err != nil || cpus < 1 {
-		cpus = runtime.NumCPU()
-	}
-	return &Tracer{l: l, prev: map[uint64]uint64{}, incs: map[seriesKey][]bucketInc{}, scratch: l.scratch, names: l.names, cpus: cpus, batch: newBatchReader(l.block.Maps[traceMapHists].FD(), cpus, 1024),
-		snap: Snapshot{Encoded: map[string][]byte{}}}
+	return &Tracer{l: l, prev: l.prev, scratch: l.scratch, cpus: l.cpus, snap: Snapshot{Encoded: map[string][]byte{}}}
 }
 
 // Syscalls reports whether the syscall series are being traced.
@@ -174,27 +184,89 @@ func (t *Tracer) setRedo(files []string) error {
 // since Start). It does not fail the phase: a read error yields an empty
 // snapshot with the error.
 func (t *Tracer) Tick() (*Snapshot, error) {
-	for k, v := range t.incs {
-		t.incs[k] = v[:0]
+	for i := range t.incs {
+		t.incs[i] = t.incs[i][:0]
 	}
+	t.nseries = 0
 	clear(t.snap.Encoded)
 	t.snap.Lost, t.snap.Dropped, t.snap.Redo = 0, 0, t.ext
 	if t.closed {
 		return &t.snap, errors.New("block tracing: tracer closed")
 	}
-	if err := t.readHists(); err != nil {
+	st, err := t.l.readStats()
+	if err != nil {
 		return &t.snap, err
 	}
-	t.snap.Lost = t.readLost()
-	return &t.snap, nil
+	t.snap.Lost = t.lost(st)
+	if err := t.readPages(st); err != nil {
+		return &t.snap, err
+	}
+	return &t.snap, t.encode()
 }
 
-// readHists reads every key's increase, then encodes each series.
-func (t *Tracer) readHists() error {
-	if err := t.batch.each(t.add); err != nil {
+// readPages takes every page's increases since the last Tick.
+func (t *Tracer) readPages(st []uint64) error {
+	n := 0 // pages handed out on the busiest CPU, and page 0
+	for c := range t.cpus {
+		n = max(n, int(st[stPages*t.cpus+c])+1)
+	}
+	n = min(n, t.l.nPages)
+	if n <= 1 {
+		return nil
+	}
+	vals, err := t.l.pages.read(n)
+	if err != nil {
 		return err
 	}
-	for sk, incs := range t.incs {
+	per := t.l.pages.stride / t.cpus
+	for pg := 1; pg < len(vals)/t.l.pages.stride; pg++ {
+		for c := range t.cpus {
+			v := vals[pg*t.l.pages.stride+c*per:][:pageBytes]
+			owner := binary.LittleEndian.Uint32(v)
+			// 0: not handed out on this CPU, or being handed out now (its
+			// counts are read at the next Tick).
+			if owner == 0 || owner > nSeriesKern*pagesPerSeries {
+				continue
+			}
+			t.addPage(c, pg, int(owner-1)/pagesPerSeries, uint32(owner-1)%pagesPerSeries, v[8:])
+		}
+	}
+	return nil
+}
+
+// addPage takes one CPU's page of series s, bucket range r.
+func (t *Tracer) addPage(cpu, pg, s int, r uint32, counts []byte) {
+	prev := t.prev[cpu]
+	if need := (pg + 1) * pageW; len(prev) < need {
+		prev = append(prev, make([]uint32, need-len(prev))...)
+		t.prev[cpu] = prev
+	}
+	prev = prev[pg*pageW:][:pageW]
+	for i := range pageW {
+		cur := binary.LittleEndian.Uint32(counts[4*i:])
+		inc := cur - prev[i] // counts wrap at 2^32
+		if inc == 0 {
+			continue
+		}
+		prev[i] = cur
+		if len(t.incs[s]) == 0 {
+			if t.nseries >= MaxSeries {
+				t.snap.Dropped += int64(inc)
+				continue
+			}
+			t.nseries++
+		}
+		idx := r<<pageShift | uint32(i)
+		if idx == denseOverflow {
+			idx = overflowIndex
+		}
+		t.incs[s] = append(t.incs[s], bucketInc{idx: idx, n: uint64(inc)})
+	}
+}
+
+// encode turns each series with increases into its encoding.
+func (t *Tracer) encode() error {
+	for s, incs := range t.incs {
 		if len(incs) == 0 {
 			continue
 		}
@@ -202,77 +274,83 @@ func (t *Tracer) readHists() error {
 		for _, b := range incs {
 			t.scratch.RecordN(indexValue(b.idx), int64(b.n))
 		}
+		name := t.l.seriesName(s)
 		enc, err := t.scratch.Encode()
 		if err != nil {
-			return fmt.Errorf("block tracing: encode %s: %w", t.names[sk], err)
+			return fmt.Errorf("block tracing: encode %s: %w", name, err)
 		}
-		t.snap.Encoded[t.names[sk]] = enc
+		t.snap.Encoded[name] = enc
 	}
 	return nil
 }
 
-// add takes one key (struct hkey packed little-endian: dev, idx<<32,
-// metric<<48, op<<56) and its per-CPU cumulative counts.
-func (t *Tracer) add(key uint64, percpu []uint64) {
-	var total uint64
-	for _, v := range percpu {
-		total += v
+// seriesName names series s, caching names by number: a device slot keeps
+// its disk for the Loaded's life.
+func (l *Loaded) seriesName(s int) string {
+	if n := l.names[s]; n != "" {
+		return n
 	}
-	inc := total - t.prev[key]
-	if inc == 0 {
-		return
-	}
-	t.prev[key] = total
-	sk := seriesKey{dev: uint32(key), metric: uint8(key >> 48), op: uint8(key >> 56)}
-	incs, ok := t.incs[sk]
-	if !ok {
-		if len(t.incs) >= MaxSeries {
-			t.snap.Dropped += int64(inc)
-			return
+	var name string
+	switch {
+	case s < sRedo:
+		slot, metric, op := s/(nBlockMetrics*nOps), s/nOps%nBlockMetrics, s%nOps
+		dev, ok := l.slotDisk(slot)
+		name = series.Block(dev, series.Ops[op], [...]string{series.D2C, series.Q2D, series.Bytes}[metric])
+		if !ok {
+			return name // not cached: the slot's disk is read again next time
 		}
-		if _, named := t.names[sk]; !named {
-			t.names[sk] = t.seriesName(sk)
-		}
+	case s < sSysWrite:
+		name = series.Redo(series.Ops[s-sRedo])
+	case s == sSysWrite:
+		name = series.SysWriteBytes
+	case s == sFsync:
+		name = series.SysFsync
+	default:
+		name = series.SysFdatasync
 	}
-	t.incs[sk] = append(incs, bucketInc{idx: uint32(key>>32) & 0xffff, n: inc})
+	l.names[s] = name
+	return name
 }
 
-func (t *Tracer) seriesName(k seriesKey) string {
-	op := "other"
-	if int(k.op) < len(series.Ops) {
-		op = series.Ops[k.op]
-	}
-	switch k.metric {
-	case mD2C, mQ2D, mBytes:
-		return series.Block(t.diskName(k.dev), op, [...]string{series.D2C, series.Q2D, series.Bytes}[k.metric])
-	case mRedo:
-		return series.Redo(op)
-	case mSysWrite:
-		return series.SysWriteBytes
-	case mFsync:
-		return series.SysFsync
-	}
-	return series.SysFdatasync
-}
-
-func (t *Tracer) diskName(dev uint32) string {
-	for _, d := range t.l.disks {
-		if d.dev == dev {
-			return d.name
+// slotDisk names the disk of a device slot: a traced disk's, or in
+// every-disk mode the one the programs gave the slot.
+func (l *Loaded) slotDisk(slot int) (string, bool) {
+	if len(l.disks) > 0 {
+		if slot < len(l.disks) {
+			return l.disks[slot].name, true
 		}
+		return fmt.Sprintf("slot%d", slot), false
 	}
-	return nameOfDev(sysBlock, dev)
+	var devs [maxDevs]uint32
+	if v := l.block.Variables[traceVarDynDevs]; v != nil && v.Get(&devs) == nil && devs[slot] != 0 {
+		return nameOfDev(sysBlock, devs[slot]), true
+	}
+	return fmt.Sprintf("slot%d", slot), false
 }
 
-// readLost is the increase of the programs' failure counters.
-func (t *Tracer) readLost() int64 {
+// readStats reads the programs' counters: stats index i's CPU c at i*cpus+c.
+func (l *Loaded) readStats() ([]uint64, error) {
+	vals, err := l.stats.read(stMax)
+	if err != nil {
+		return nil, err
+	}
+	if len(vals) < stMax*l.stats.stride {
+		return nil, fmt.Errorf("block tracing: read counters: %d of %d bytes", len(vals), stMax*l.stats.stride)
+	}
+	out := l.statsBuf[:0]
+	for i := range stMax * l.cpus {
+		out = append(out, binary.LittleEndian.Uint64(vals[8*i:]))
+	}
+	l.statsBuf = out
+	return out, nil
+}
+
+// lost is the increase of the programs' failure counters.
+func (t *Tracer) lost(st []uint64) int64 {
 	var sum uint64
-	for i := range uint32(2) {
-		var per []uint64
-		if err := t.l.block.Maps[traceMapStats].Lookup(i, &per); err == nil {
-			for _, v := range per {
-				sum += v
-			}
+	for _, i := range []int{stHistFull, stStartFull, stDevsFull} {
+		for c := range t.cpus {
+			sum += st[i*t.cpus+c]
 		}
 	}
 	inc := sum - t.lostAt

@@ -13,6 +13,11 @@ import (
 	"github.com/cilium/ebpf"
 )
 
+type traceDir struct {
+	_    structs.HostLayout
+	Page [132]uint16
+}
+
 type traceExtents struct {
 	_     structs.HostLayout
 	Dev   uint32
@@ -21,21 +26,20 @@ type traceExtents struct {
 	End   [64]uint64
 }
 
-type traceHkey struct {
-	_      structs.HostLayout
-	Dev    uint32
-	Idx    uint16
-	Metric uint8
-	Op     uint8
-}
-
 type traceInflight struct {
 	_        structs.HostLayout
 	Inserted uint64
 	Issued   uint64
-	Dev      uint32
+	Slot     uint32
 	Op       uint8
 	Pad      [3]uint8
+}
+
+type tracePage struct {
+	_     structs.HostLayout
+	Owner uint32
+	Pad   uint32
+	C     [256]uint32
 }
 
 type tracePending struct {
@@ -46,9 +50,11 @@ type tracePending struct {
 }
 
 type traceProbe struct {
-	_   structs.HostLayout
-	In  [64]uint64
-	Out [64]uint32
+	_      structs.HostLayout
+	In     [64]uint64
+	Out    [64]uint32
+	Series uint32
+	N      uint32
 }
 
 type traceSlot struct {
@@ -62,9 +68,10 @@ type traceSlot struct {
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
+	traceMapDirs             = "dirs"
 	traceMapGeneration       = "generation"
-	traceMapHists            = "hists"
 	traceMapInflight         = "inflight"
+	traceMapPages            = "pages"
 	traceMapProbe            = "probe"
 	traceMapRedo             = "redo"
 	traceMapSlots            = "slots"
@@ -77,12 +84,15 @@ const (
 	traceProgBlockRqMerge    = "block_rq_merge"
 	traceProgBlockRqRequeue  = "block_rq_requeue"
 	traceProgHdrIndexProbe   = "hdr_index_probe"
+	traceProgRecordProbe     = "record_probe"
 	traceProgSysEnter        = "sys_enter"
 	traceProgSysExit         = "sys_exit"
 	traceVarComms            = "comms"
 	traceVarDevs             = "devs"
+	traceVarDynDevs          = "dyn_devs"
 	traceVarN_comms          = "n_comms"
 	traceVarN_devs           = "n_devs"
+	traceVarN_pages          = "n_pages"
 	traceVarNrFdatasync      = "nr_fdatasync"
 	traceVarNrFsync          = "nr_fsync"
 	traceVarNrPwrite64       = "nr_pwrite64"
@@ -140,6 +150,7 @@ type traceProgramSpecs struct {
 	BlockRqMerge    *ebpf.ProgramSpec `ebpf:"block_rq_merge"`
 	BlockRqRequeue  *ebpf.ProgramSpec `ebpf:"block_rq_requeue"`
 	HdrIndexProbe   *ebpf.ProgramSpec `ebpf:"hdr_index_probe"`
+	RecordProbe     *ebpf.ProgramSpec `ebpf:"record_probe"`
 	SysEnter        *ebpf.ProgramSpec `ebpf:"sys_enter"`
 	SysExit         *ebpf.ProgramSpec `ebpf:"sys_exit"`
 }
@@ -148,9 +159,10 @@ type traceProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type traceMapSpecs struct {
+	Dirs       *ebpf.MapSpec `ebpf:"dirs"`
 	Generation *ebpf.MapSpec `ebpf:"generation"`
-	Hists      *ebpf.MapSpec `ebpf:"hists"`
 	Inflight   *ebpf.MapSpec `ebpf:"inflight"`
+	Pages      *ebpf.MapSpec `ebpf:"pages"`
 	Probe      *ebpf.MapSpec `ebpf:"probe"`
 	Redo       *ebpf.MapSpec `ebpf:"redo"`
 	Slots      *ebpf.MapSpec `ebpf:"slots"`
@@ -165,8 +177,10 @@ type traceMapSpecs struct {
 type traceVariableSpecs struct {
 	Comms       *ebpf.VariableSpec `ebpf:"comms"`
 	Devs        *ebpf.VariableSpec `ebpf:"devs"`
+	DynDevs     *ebpf.VariableSpec `ebpf:"dyn_devs"`
 	N_comms     *ebpf.VariableSpec `ebpf:"n_comms"`
 	N_devs      *ebpf.VariableSpec `ebpf:"n_devs"`
+	N_pages     *ebpf.VariableSpec `ebpf:"n_pages"`
 	NrFdatasync *ebpf.VariableSpec `ebpf:"nr_fdatasync"`
 	NrFsync     *ebpf.VariableSpec `ebpf:"nr_fsync"`
 	NrPwrite64  *ebpf.VariableSpec `ebpf:"nr_pwrite64"`
@@ -196,9 +210,10 @@ func (o *traceObjects) Close() error {
 //
 // It can be passed to loadTraceObjects or ebpf.CollectionSpec.LoadAndAssign.
 type traceMaps struct {
+	Dirs       *ebpf.Map `ebpf:"dirs"`
 	Generation *ebpf.Map `ebpf:"generation"`
-	Hists      *ebpf.Map `ebpf:"hists"`
 	Inflight   *ebpf.Map `ebpf:"inflight"`
+	Pages      *ebpf.Map `ebpf:"pages"`
 	Probe      *ebpf.Map `ebpf:"probe"`
 	Redo       *ebpf.Map `ebpf:"redo"`
 	Slots      *ebpf.Map `ebpf:"slots"`
@@ -209,9 +224,10 @@ type traceMaps struct {
 
 func (m *traceMaps) Close() error {
 	return _TraceClose(
+		m.Dirs,
 		m.Generation,
-		m.Hists,
 		m.Inflight,
+		m.Pages,
 		m.Probe,
 		m.Redo,
 		m.Slots,
@@ -227,8 +243,10 @@ func (m *traceMaps) Close() error {
 type traceVariables struct {
 	Comms       *ebpf.Variable `ebpf:"comms"`
 	Devs        *ebpf.Variable `ebpf:"devs"`
+	DynDevs     *ebpf.Variable `ebpf:"dyn_devs"`
 	N_comms     *ebpf.Variable `ebpf:"n_comms"`
 	N_devs      *ebpf.Variable `ebpf:"n_devs"`
+	N_pages     *ebpf.Variable `ebpf:"n_pages"`
 	NrFdatasync *ebpf.Variable `ebpf:"nr_fdatasync"`
 	NrFsync     *ebpf.Variable `ebpf:"nr_fsync"`
 	NrPwrite64  *ebpf.Variable `ebpf:"nr_pwrite64"`
@@ -248,6 +266,7 @@ type tracePrograms struct {
 	BlockRqMerge    *ebpf.Program `ebpf:"block_rq_merge"`
 	BlockRqRequeue  *ebpf.Program `ebpf:"block_rq_requeue"`
 	HdrIndexProbe   *ebpf.Program `ebpf:"hdr_index_probe"`
+	RecordProbe     *ebpf.Program `ebpf:"record_probe"`
 	SysEnter        *ebpf.Program `ebpf:"sys_enter"`
 	SysExit         *ebpf.Program `ebpf:"sys_exit"`
 }
@@ -260,6 +279,7 @@ func (p *tracePrograms) Close() error {
 		p.BlockRqMerge,
 		p.BlockRqRequeue,
 		p.HdrIndexProbe,
+		p.RecordProbe,
 		p.SysEnter,
 		p.SysExit,
 	)

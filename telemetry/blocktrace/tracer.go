@@ -50,10 +50,16 @@ type Loaded struct {
 	mu     sync.Mutex
 	active bool   // a Tracer is attached (protected by mu)
 	gen    uint64 // the in-flight table's generation (protected by mu)
-	// scratch and names are the Tracer's encoding histogram and the series'
-	// names, kept across phases: only the attached Tracer uses them.
-	scratch *hist.Histogram
-	names   map[seriesKey]string
+	cpus   int    // possible CPUs: the per-CPU maps' width
+	nPages int    // the page pool's size, per CPU
+	// The rest is the attached Tracer's, kept across phases: the encoding
+	// histogram, the series' names by number, the batch buffers of the
+	// per-CPU arrays, each CPU's page counts at the last Tick.
+	scratch            *hist.Histogram
+	names              [nSeriesKern]string
+	pages, dirs, stats *arrayBatch
+	statsBuf           []uint64
+	prev               [][]uint32
 }
 
 // Programs by what they attach to.
@@ -68,7 +74,7 @@ var sysProgs = []string{traceProgSysEnter, traceProgSysExit}
 // returns them unattached. An error wrapping ErrUnavailable means this
 // kernel or process cannot trace; other errors are cfg's.
 func Load(cfg Config) (*Loaded, error) {
-	l := &Loaded{cfg: cfg, scratch: hist.New(), names: map[seriesKey]string{}}
+	l := &Loaded{cfg: cfg, scratch: hist.New()}
 	for _, n := range cfg.Devices {
 		d, _, err := diskOf(sysBlock, n)
 		if err != nil {
@@ -99,6 +105,12 @@ func Load(cfg Config) (*Loaded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
+	l.cpus, err = ebpf.PossibleCPU()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	l.nPages = poolPages(l.cpus)
+	spec.Maps[traceMapPages].MaxEntries = uint32(l.nPages)
 	if err := l.setConstants(spec); err != nil {
 		return nil, err
 	}
@@ -111,7 +123,19 @@ func Load(cfg Config) (*Loaded, error) {
 	}
 	l.sys, l.SysErr = loadSys(spec, l.block, cache)
 	debug.FreeOSMemory()
+	l.pages = newArrayBatch(l.block.Maps[traceMapPages].FD(), pageBytes, l.cpus)
+	l.dirs = newArrayBatch(l.block.Maps[traceMapDirs].FD(), dirBytes, l.cpus)
+	l.stats = newArrayBatch(l.block.Maps[traceMapStats].FD(), 8, l.cpus)
+	l.prev = make([][]uint32, l.cpus)
 	return l, nil
+}
+
+// poolPages sizes the per-CPU page pool: 2,048 pages (2 MiB a CPU; a busy
+// phase with a dozen series uses a few hundred) up to 8 CPUs, then what
+// 16 MiB of kernel memory holds, and at least 512 a CPU. Values past the
+// pool are counted as lost (trace.lost).
+func poolPages(cpus int) int {
+	return max(512, min(2048, 16<<20/(cpus*pageBytes)))
 }
 
 func containsDisk(ds []disk, d disk) bool {
@@ -132,7 +156,7 @@ func (l *Loaded) setConstants(spec *ebpf.CollectionSpec) error {
 	for i, d := range l.disks {
 		devs[i] = d.dev
 	}
-	consts := map[string]any{traceVarN_devs: uint32(len(l.disks)), traceVarDevs: devs,
+	consts := map[string]any{traceVarN_devs: uint32(len(l.disks)), traceVarDevs: devs, traceVarN_pages: uint32(l.nPages),
 		traceVarN_comms: uint32(len(l.cfg.Comms)), traceVarComms: comms,
 		// This architecture's syscall numbers.
 		traceVarNrWrite: int64(unix.SYS_WRITE), traceVarNrPwrite64: int64(unix.SYS_PWRITE64), traceVarNrWritev: int64(unix.SYS_WRITEV),
@@ -173,9 +197,14 @@ func loadSys(spec *ebpf.CollectionSpec, block *ebpf.Collection, cache *btf.Cache
 			delete(ss.Programs, name)
 		}
 	}
+	// Every map is block's (the counts, the followed processes, and no
+	// second copy of the in-flight tables), but for the constants, which
+	// are the same.
 	repl := map[string]*ebpf.Map{}
-	for _, name := range []string{traceMapHists, traceMapStats, traceMapTgids, traceMapSyscalls} {
-		repl[name] = block.Maps[name]
+	for name := range ss.Maps {
+		if m := block.Maps[name]; m != nil && name != ".rodata" {
+			repl[name] = m
+		}
 	}
 	c, err := ebpf.NewCollectionWithOptions(ss, ebpf.CollectionOptions{MapReplacements: repl, Cache: cache})
 	if err != nil {
@@ -234,7 +263,6 @@ func (l *Loaded) Start() (*Tracer, error) {
 		t.detach()
 		return nil, err
 	}
-	t.readLost() // losses of earlier phases are theirs
 	l.active = true
 	return t, nil
 }
@@ -248,10 +276,13 @@ func (l *Loaded) release() {
 func (t *Tracer) attach() error {
 	// Counts from an earlier phase go: the maps start empty, so a long
 	// series of phases never fills them.
-	for _, name := range []string{traceMapHists, traceMapInflight, traceMapSyscalls, traceMapTgids} {
+	for _, name := range []string{traceMapInflight, traceMapSyscalls, traceMapTgids} {
 		if err := clearMap(t.l.block.Maps[name]); err != nil {
 			return fmt.Errorf("block tracing: clear %s: %w", name, err)
 		}
+	}
+	if err := t.l.clearCounts(); err != nil {
+		return err
 	}
 	// A new generation frees every slot of the in-flight table at once.
 	t.l.gen++
@@ -289,6 +320,32 @@ func (t *Tracer) detach() {
 		lk.Close()
 	}
 	t.links = nil
+}
+
+// clearCounts empties the directories, the pages handed out and the
+// counters (the programs are detached), and the Tracer's view of them.
+func (l *Loaded) clearCounts() error {
+	st, err := l.readStats()
+	if err != nil {
+		return err
+	}
+	used := 0
+	for c := range l.cpus {
+		used = max(used, int(st[stPages*l.cpus+c])+1)
+	}
+	if err := l.pages.zero(min(used, l.nPages)); err != nil {
+		return err
+	}
+	if err := l.dirs.zero(nSeriesKern); err != nil {
+		return err
+	}
+	if err := l.stats.zero(stMax); err != nil {
+		return err
+	}
+	for c := range l.prev {
+		clear(l.prev[c])
+	}
+	return nil
 }
 
 func clearMap(m *ebpf.Map) error {

@@ -2,20 +2,28 @@
 /*
  * Block-layer and syscall evidence for writepath, bucketed in the kernel.
  *
- * Every value is counted in a per-CPU hash keyed by (series, HDR bucket
- * index): the index is exactly the one writepath's hist package (HDR, 1 ns
- * .. 1 h, 3 significant digits) gives the value, so user space rebuilds each
+ * Every value is counted at the bucket index writepath's hist package (HDR,
+ * 1 ns .. 1 h, 3 significant digits) gives it, so user space rebuilds each
  * series as a hist.Histogram with nothing lost beyond HDR's own precision.
  * Counts only grow; user space reads them once per interval and takes the
  * increase, so no event wakes user space and none is counted twice.
  *
- * Series (struct hkey.metric):
- *   D2C    per device and op: issue -> complete, ns
- *   Q2D    per device and op: insert -> issue, ns (only requests a scheduler
- *          or the dispatch list queued: with "none" most go straight out)
- *   BYTES  per device and op: request size at issue
- *   REDO   per device, read/write: size of requests that overlap the redo
- *          log's extents (FIEMAP, set by user space)
+ * The counts live in per-CPU arrays, whose lookups the kernel inlines (no
+ * helper call, no hashing, no lock): a series' index space is cut into
+ * pages of 256 buckets, a per-CPU directory per series gives the page that
+ * holds each range, and pages are handed out from a per-CPU pool the first
+ * time a range is hit in a phase. A per-CPU hash keyed by (series, bucket)
+ * cost ~400 ns per value on a loaded VM (hashing, bucket walk, three cache
+ * lines); a directory entry and a counter are two lines, mostly hot.
+ *
+ * Series, numbered densely (series_of):
+ *   D2C    per device slot and op: issue -> complete, ns
+ *   Q2D    per device slot and op: insert -> issue, ns (only requests a
+ *          scheduler or the dispatch list queued: with "none" most go
+ *          straight out)
+ *   BYTES  per device slot and op: request size at issue
+ *   REDO   read/write: size of requests that overlap the redo log's
+ *          extents (FIEMAP, set by user space)
  *   SYSW   process of interest: bytes returned by write-family syscalls
  *   FSYNC, FDSYNC  process of interest: syscall enter -> exit, ns
  */
@@ -51,19 +59,82 @@ enum op {
 #define HDR_HIGHEST 3600000000000ULL /* 1 h in ns; larger values overflow */
 #define HDR_OVERFLOW 0xffff          /* index standing for "above HDR_HIGHEST" */
 
-struct hkey {
-	u32 dev; /* kernel dev_t (major << 20 | minor); 0 for syscall series */
-	u16 idx; /* HDR counts index */
-	u8 metric;
-	u8 op;
+/* Series numbers: block series by device slot, metric and op, then the
+ * redo and syscall series. */
+#define N_OPS 5
+#define N_BLOCK_METRICS 3 /* D2C, Q2D, BYTES */
+#define MAX_DEVS 16
+#define S_REDO (MAX_DEVS * N_BLOCK_METRICS * N_OPS) /* + 0 read, + 1 write */
+#define S_SYSW (S_REDO + 2)
+#define S_FSYNC (S_SYSW + 1)
+#define S_FDSYNC (S_SYSW + 2)
+#define N_SERIES (S_SYSW + 3)
+
+static __always_inline u32 block_series(u32 slot, u32 metric, u32 op)
+{
+	return (slot * N_BLOCK_METRICS + metric) * N_OPS + op;
+}
+
+/* A series' dense index space: hdr_index's values up to that of 1 h, and
+ * one more for overflow, in pages of PAGE_W buckets. */
+#define HDR_MAX_INDEX 33420 /* hdr_index(HDR_HIGHEST) */
+#define DENSE_OVERFLOW (HDR_MAX_INDEX + 1)
+#define PAGE_SHIFT 8
+#define PAGE_W (1 << PAGE_SHIFT)
+#define PAGES_PER_SERIES ((DENSE_OVERFLOW + PAGE_W) >> PAGE_SHIFT) /* 131 */
+
+/* Counters of what could not be counted, and the page pool's use, in map
+ * "stats". */
+enum stat {
+	ST_HIST_FULL = 0,  /* a value found the page pool used up */
+	ST_START_FULL = 1, /* an issue or insert time found its map full */
+	ST_DEVS_FULL = 2,  /* a request on a disk past MAX_DEVS (every-disk mode) */
+	ST_PAGES = 3,      /* pages handed out on this CPU (page 0 is never used) */
+	ST_MAX = 4,
 };
 
-/* Counters of what could not be counted, in map "stats". */
-enum stat {
-	ST_HIST_FULL = 0,  /* a new bucket found the histogram map full */
-	ST_START_FULL = 1, /* an issue or insert time found its map full */
-	ST_MAX = 2,
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, ST_MAX);
+	__type(key, u32);
+	__type(value, u64);
+} stats SEC(".maps");
+
+/* A series' directory: the page of each range of PAGE_W buckets, 0 for
+ * none yet. Only one program records a series (D2C at completion, Q2D,
+ * BYTES and REDO at issue, syscall series at exit), and a program never
+ * nests in itself on a CPU, so a directory entry has one writer. */
+struct dir {
+	u16 page[PAGES_PER_SERIES + 1];
 };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, N_SERIES);
+	__type(key, u32);
+	__type(value, struct dir);
+} dirs SEC(".maps");
+
+/* A page: its owner (series * PAGES_PER_SERIES + range + 1; 0 while being
+ * handed out, which user space skips until the next read) and the counts.
+ * Counts wrap at 2^32; user space takes increases modulo 2^32, once per
+ * interval. */
+struct page {
+	u32 owner;
+	u32 pad;
+	u32 c[PAGE_W];
+};
+
+/* The pool's size, set with the map's before load (user space sizes it by
+ * the CPU count). */
+volatile const u32 n_pages = 1;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct page);
+} pages SEC(".maps");
 
 /* One redo log's extents on one device, in 512-byte sectors [start, end). */
 #define MAX_EXTENTS 64
@@ -74,26 +145,12 @@ struct extents {
 	u64 end[MAX_EXTENTS];
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 32768);
-	__type(key, struct hkey);
-	__type(value, u64);
-} hists SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, ST_MAX);
-	__type(key, u32);
-	__type(value, u64);
-} stats SEC(".maps");
-
 /* A request in flight: its insert and issue times (0: not yet), and the
- * device and op read at issue, so a completion reads nothing more. */
+ * device slot and op found at issue, so a completion reads nothing more. */
 struct inflight {
 	u64 inserted;
 	u64 issued;
-	u32 dev;
+	u32 slot; /* the device's slot */
 	u8 op;
 	u8 pad[3];
 };
@@ -156,10 +213,13 @@ struct {
 	__type(value, struct extents);
 } redo SEC(".maps");
 
-/* Set before load: the traced disks (none: every disk). */
-#define MAX_DEVS 16
+/* Set before load: the traced disks (none: every disk), whose index is
+ * their slot. */
 volatile const u32 n_devs = 0;
 volatile const u32 devs[MAX_DEVS] = {};
+/* Every-disk mode: the disks seen so far, by slot (0: free), read by user
+ * space to name the series. */
+u32 dyn_devs[MAX_DEVS] = {};
 #define MAX_COMMS 4
 volatile const u32 n_comms = 0;
 volatile const char comms[MAX_COMMS][16] = {};
@@ -196,23 +256,51 @@ static __always_inline void bump(u32 i)
 		__sync_fetch_and_add(c, 1);
 }
 
-static __always_inline void record(u32 dev, u8 metric, u8 op, u64 v)
+/* new_page hands out a page of this CPU's pool to owner, or returns 0. The
+ * counter is shared by every program on the CPU: an interrupt's program
+ * may take one in between, hence the atomic add. */
+static __always_inline u32 new_page(u32 owner)
 {
-	struct hkey k = {.dev = dev, .idx = (u16)hdr_index(v), .metric = metric, .op = op};
-	u64 *c = bpf_map_lookup_elem(&hists, &k);
-	if (c) {
-		__sync_fetch_and_add(c, 1);
-		return;
-	}
-	u64 one = 1;
-	long err = bpf_map_update_elem(&hists, &k, &one, BPF_NOEXIST);
-	if (err == -EEXIST) { /* another program on this CPU added it first */
-		c = bpf_map_lookup_elem(&hists, &k);
-		if (c)
-			__sync_fetch_and_add(c, 1);
-	} else if (err) {
+	u32 k = ST_PAGES;
+	u64 *next = bpf_map_lookup_elem(&stats, &k);
+	if (!next)
+		return 0;
+	if (*next + 1 >= n_pages) {
 		bump(ST_HIST_FULL);
+		return 0;
 	}
+	u32 pg = (u32)__sync_fetch_and_add(next, 1) + 1;
+	struct page *p = pg < n_pages ? bpf_map_lookup_elem(&pages, &pg) : NULL;
+	if (!p) {
+		bump(ST_HIST_FULL);
+		return 0;
+	}
+	p->owner = owner;
+	return pg;
+}
+
+/* record counts v in series s. */
+static __always_inline void record(u32 s, u64 v)
+{
+	u32 di = hdr_index(v);
+	if (di > HDR_MAX_INDEX)
+		di = DENSE_OVERFLOW;
+	struct dir *d = bpf_map_lookup_elem(&dirs, &s);
+	if (!d)
+		return;
+	u32 r = di >> PAGE_SHIFT;
+	if (r >= PAGES_PER_SERIES)
+		return;
+	u32 pg = d->page[r];
+	if (!pg) {
+		pg = new_page(s * PAGES_PER_SERIES + r + 1);
+		if (!pg)
+			return;
+		d->page[r] = (u16)pg;
+	}
+	struct page *p = bpf_map_lookup_elem(&pages, &pg);
+	if (p)
+		__sync_fetch_and_add(&p->c[di & (PAGE_W - 1)], 1);
 }
 
 /* The tp_btf programs get the kernel's own struct request pointer: fields
@@ -226,19 +314,32 @@ static __always_inline u32 rq_dev(struct request *rq)
 	return ((u32)disk->major << MINORBITS) | (u32)disk->first_minor;
 }
 
-static __always_inline bool traced_dev(u32 dev)
+/* dev_slot is the traced disk's slot, or -1 for a disk not traced. */
+static __always_inline int dev_slot(u32 dev)
 {
 	if (!dev)
-		return false;
-	if (n_devs == 0)
-		return true;
-	for (u32 i = 0; i < MAX_DEVS; i++) {
-		if (i >= n_devs)
-			break;
-		if (devs[i] == dev)
-			return true;
+		return -1;
+	if (n_devs) {
+		for (u32 i = 0; i < MAX_DEVS; i++) {
+			if (i >= n_devs)
+				break;
+			if (devs[i] == dev)
+				return i;
+		}
+		return -1;
 	}
-	return false;
+	for (u32 i = 0; i < MAX_DEVS; i++) {
+		u32 d = dyn_devs[i];
+		if (d == dev)
+			return i;
+		if (d == 0) {
+			u32 old = __sync_val_compare_and_swap(&dyn_devs[i], 0, dev);
+			if (old == 0 || old == dev)
+				return i;
+		}
+	}
+	bump(ST_DEVS_FULL);
+	return -1;
 }
 
 static __always_inline u8 rq_op(struct request *rq)
@@ -261,7 +362,7 @@ static __always_inline void redo_overlap(u32 dev, u8 op, u64 sector, u32 bytes)
 		if (i >= e->n)
 			break;
 		if (sector < e->end[i] && end > e->start[i]) {
-			record(dev, M_REDO, op, bytes);
+			record(S_REDO + op, bytes);
 			return;
 		}
 	}
@@ -314,7 +415,7 @@ static __always_inline void forget(u64 rq, struct slot *s)
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(block_rq_insert, struct request *rq)
 {
-	if (!traced_dev(rq_dev(rq)))
+	if (dev_slot(rq_dev(rq)) < 0)
 		return 0;
 	u64 key = (u64)rq;
 	struct inflight *f = start(key, slot_of(key));
@@ -327,8 +428,10 @@ SEC("tp_btf/block_rq_issue")
 int BPF_PROG(block_rq_issue, struct request *rq)
 {
 	u32 dev = rq_dev(rq);
-	if (!traced_dev(dev))
+	int ds = dev_slot(dev);
+	if (ds < 0)
 		return 0;
+	u32 ss = (u32)ds;
 	u64 now = bpf_ktime_get_ns();
 	u64 key = (u64)rq;
 	u8 op = rq_op(rq);
@@ -338,17 +441,17 @@ int BPF_PROG(block_rq_issue, struct request *rq)
 	if (f) {
 		/* Inserted (or issued before and requeued): update in place. */
 		if (f->inserted && now >= f->inserted)
-			record(dev, M_Q2D, op, now - f->inserted);
+			record(block_series(ss, M_Q2D, op), now - f->inserted);
 		f->inserted = 0;
 	} else {
 		f = start(key, s);
 	}
 	if (f) {
 		f->issued = now;
-		f->dev = dev;
+		f->slot = ss;
 		f->op = op;
 	}
-	record(dev, M_BYTES, op, bytes);
+	record(block_series(ss, M_BYTES, op), bytes);
 	if (op == OP_READ || op == OP_WRITE)
 		redo_overlap(dev, op, rq->__sector, bytes);
 	return 0;
@@ -363,8 +466,8 @@ int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_b
 	if (!f)
 		return 0;
 	u64 now = bpf_ktime_get_ns();
-	if (f->issued && now >= f->issued)
-		record(f->dev, M_D2C, f->op, now - f->issued);
+	if (f->issued && now >= f->issued && f->slot < MAX_DEVS && f->op < N_OPS)
+		record(block_series(f->slot, M_D2C, f->op), now - f->issued);
 	forget(key, s);
 	return 0;
 }
@@ -465,9 +568,23 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	return 0;
 }
 
+/* exit_nr is the number of the syscall exiting, -2 where pt_regs has no
+ * field for it (then every exit looks for a pending entry). */
+static __always_inline long exit_nr(struct pt_regs *regs)
+{
+	if (bpf_core_field_exists(regs->orig_ax))
+		return (long)regs->orig_ax;
+	return -2;
+}
+
+/* Most syscalls on the host are of no interest: their number is checked
+ * before the pending table (a hash lookup, ~200 ns loaded) is. */
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
+	long nr = exit_nr(regs);
+	if (nr != -2 && syscall_metric(nr) < 0)
+		return 0;
 	u32 tid = (u32)bpf_get_current_pid_tgid();
 	struct pending *p = bpf_map_lookup_elem(&syscalls, &tid);
 	if (!p)
@@ -475,9 +592,9 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	u64 now = bpf_ktime_get_ns();
 	if (p->metric == M_SYSW) {
 		if (ret > 0)
-			record(0, M_SYSW, 0, (u64)ret);
+			record(S_SYSW, (u64)ret);
 	} else if (now >= p->ts) {
-		record(0, (u8)p->metric, 0, now - p->ts);
+		record(p->metric == M_FSYNC ? S_FSYNC : S_FDSYNC, now - p->ts);
 	}
 	bpf_map_delete_elem(&syscalls, &tid);
 	return 0;
@@ -489,6 +606,8 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 struct probe {
 	u64 in[PROBE_N];
 	u32 out[PROBE_N];
+	u32 series; /* record_probe: the series, and how many of in */
+	u32 n;
 };
 
 struct {
@@ -507,5 +626,23 @@ int hdr_index_probe(void *ctx)
 		return 1;
 	for (u32 i = 0; i < PROBE_N; i++)
 		p->out[i] = hdr_index(p->in[i]);
+	return 0;
+}
+
+/* record_probe records the first n values of probe_in into a series, as
+ * the programs do: tests and benchmarks fill the pages through it. */
+SEC("syscall")
+int record_probe(void *ctx)
+{
+	u32 zero = 0;
+	struct probe *p = bpf_map_lookup_elem(&probe, &zero);
+	if (!p)
+		return 1;
+	u32 n = p->n, s = p->series;
+	for (u32 i = 0; i < PROBE_N; i++) {
+		if (i >= n)
+			break;
+		record(s, p->in[i]);
+	}
 	return 0;
 }

@@ -35,6 +35,9 @@ enum bpf_map_type {
 	BPF_MAP_TYPE_PERCPU_HASH = 5,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
 };
+#ifndef NULL
+#define NULL ((void *)0)
+#endif
 enum {
 	BPF_ANY = 0,
 	BPF_NOEXIST = 1,
@@ -68,6 +71,10 @@ struct task_struct {
 	char comm[16];
 } __attribute__((preserve_access_index));
 
-struct pt_regs;
+/* x86-64's saved syscall number; other architectures name it otherwise
+ * (bpf_core_field_exists tells). */
+struct pt_regs {
+	unsigned long orig_ax;
+} __attribute__((preserve_access_index));
 
 #endif
