@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/writepath/writepath/workload"
 )
@@ -52,5 +53,19 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 		if large > small+16 {
 			t.Errorf("%s: 64 I/Os allocate %d times, 256 I/Os %d; want no per-I/O allocation", engine, small, large)
 		}
+	}
+}
+
+// BenchmarkCompleteIO: the booking of one finished libaio write (fio's
+// clat, lat and slat and the Recorder's interval), the per-I/O cost.
+func BenchmarkCompleteIO(b *testing.B) {
+	c := &clone{st: newJobStats(), recording: true}
+	rec := workload.NewRecorder(time.Unix(0, 0))
+	c.h[dirWrite] = rec.Handle("write")
+	c.bytes[dirWrite] = rec.Counter("write_bytes")
+	b.ReportAllocs()
+	for i := int64(0); b.Loop(); i++ {
+		start := i * 1000
+		c.complete(dirWrite, start, start+2000, start+50_000+(i&0xffff)*10, 4096, 4096, 0, true)
 	}
 }

@@ -3,6 +3,9 @@ package oltp
 import (
 	"runtime"
 	"testing"
+	"time"
+
+	"github.com/writepath/writepath/workload"
 )
 
 // TestRunAllocatesNothing: the run phase's clients, statements, answers
@@ -33,5 +36,25 @@ func TestRunAllocatesNothing(t *testing.T) {
 	t.Logf("run of 200 events: %d allocations; of 3,200: %d; %.3f per transaction", small, large, per)
 	if per > 0.05 {
 		t.Errorf("%.3f allocations per transaction; want none", per)
+	}
+}
+
+// BenchmarkRecordTransaction: the run phase's booking of one transaction
+// (latency into the Recorder and the summary's statistics, counters), in
+// --rate mode (both latencies) after the warm-up.
+func BenchmarkRecordTransaction(b *testing.B) {
+	rec := workload.NewRecorder(time.Unix(0, 0))
+	o := Options{Threads: 1, Rate: 10}
+	s := &runState{o: o, rec: rec, start: time.Unix(0, 0)}
+	s.total = counters{trx: rec.Counter("transactions"), writes: rec.Counter("writes"), other: rec.Counter("other"),
+		errors: rec.Counter("errors"), reconnects: rec.Counter("reconnects"), late: rec.Counter("late")}
+	t := newBenchThread(s)
+	intended := time.Unix(1, 0)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		t.counts.Transactions.Add(1)
+		t.counts.Writes.Add(4)
+		began := intended.Add(time.Duration(i&1023) * time.Microsecond)
+		s.record(t, intended, began, began.Add(time.Duration(200+i&0xffff)*time.Microsecond))
 	}
 }
