@@ -156,6 +156,9 @@ func (s *session) tickUntilDone(p *phase, rec *workload.Recorder, tel Telemetry,
 			if p.measured {
 				s.interval(p, seq, rec.Tick(time.Now()), tel)
 			}
+			if err == nil {
+				err = rec.Err() // a dropped merge: the intervals miss values
+			}
 			return err
 		}
 	}

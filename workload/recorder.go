@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"fmt"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -9,49 +10,91 @@ import (
 	"github.com/writepath/writepath/hist"
 )
 
-// Recorder collects one interval's latencies and counters from many
-// goroutines. Each goroutine records through its own Handle, so the hot path
-// takes only that handle's (uncontended) lock and never allocates; Tick
-// takes every handle's lock once per interval to swap its histogram out.
+// Recorder collects latencies and counters from many goroutines and hands
+// them out as views: Tick's intervals (what the worker sends), and any
+// number of Views, each everything recorded since its last Mark (a kind's
+// own report: after the warm-up, since a checkpoint, a report line's
+// interval). Each goroutine records through its own Handle, so the hot
+// path takes only that handle's (uncontended) lock and never allocates.
+//
+// A flush (every Tick, Mark, NewView and Release) swaps each handle's
+// histogram for an empty one under the handle's lock (a pointer swap: the
+// recording goroutine never waits for a merge) and adds what it took to
+// the open interval and to every view, outside that lock. Every value is
+// therefore in exactly one interval and in every view open when it was
+// flushed: a view marked at an interval's end holds exactly the intervals
+// after it, so a kind's report and the fabric's summary agree.
 type Recorder struct {
 	mu struct {
 		sync.Mutex
 		handles  []*Handle
+		nextIdx  int
+		ops      map[string]*hist.Histogram // the open interval, per op
 		counters map[string]*Counter
 		gauges   map[string]*Gauge
+		views    []*View
 		last     time.Time
 		spare    []*hist.Histogram // from Recycle, for Tick
+		err      error             // the first merge that dropped values
 	}
 }
 
 // NewRecorder returns a Recorder whose first interval starts at start.
 func NewRecorder(start time.Time) *Recorder {
 	r := &Recorder{}
+	r.mu.ops = map[string]*hist.Histogram{}
 	r.mu.counters = map[string]*Counter{}
 	r.mu.gauges = map[string]*Gauge{}
 	r.mu.last = start
 	return r
 }
 
-// Handle is one goroutine's recording point for one operation name. It is
-// not meant to be shared between goroutines that record concurrently (it is
-// safe, but then they contend on its lock).
+// Handle is one goroutine's recording point for one operation name, and
+// optionally its twin (the same operation timed another way: an open
+// loop's latency from the actual start beside the one from the intended
+// start). It is not meant to be shared between goroutines that record
+// concurrently (it is safe, but then they contend on its lock).
 type Handle struct {
-	op string
-	mu struct {
+	op, twinOp string // twinOp "" without a twin
+	idx        int    // index of the handle's Stats in views
+	mu         struct {
 		sync.Mutex
-		h *hist.Histogram
+		h, twin      *hist.Histogram // since the last flush
+		sum, twinSum int64           // exact sums since the last flush
 	}
 }
 
 // Handle returns a new recording handle for operation op ("write",
 // "commit", "fsync"). Call it once per goroutine, outside the hot path.
-func (r *Recorder) Handle(op string) *Handle {
-	h := &Handle{op: op}
+func (r *Recorder) Handle(op string) *Handle { return r.TwinHandle(op, "") }
+
+// TwinHandle returns a handle that records op and, through RecordPair,
+// twin (twin "" is Handle). Both are recorded under one lock.
+func (r *Recorder) TwinHandle(op, twin string) *Handle {
+	h := &Handle{op: op, twinOp: twin}
 	h.mu.h = hist.New()
+	if twin != "" {
+		h.mu.twin = hist.New()
+	}
 	r.mu.Lock()
+	h.idx = r.mu.nextIdx
+	r.mu.nextIdx++
 	r.mu.handles = append(r.mu.handles, h)
+	r.opLocked(op)
+	if twin != "" {
+		r.opLocked(twin)
+	}
 	r.mu.Unlock()
+	return h
+}
+
+// opLocked returns the open interval's histogram of op, creating it.
+func (r *Recorder) opLocked(op string) *hist.Histogram {
+	h, ok := r.mu.ops[op]
+	if !ok {
+		h = r.newHistLocked()
+		r.mu.ops[op] = h
+	}
 	return h
 }
 
@@ -59,6 +102,20 @@ func (r *Recorder) Handle(op string) *Handle {
 func (h *Handle) Record(ns int64) {
 	h.mu.Lock()
 	h.mu.h.Record(ns)
+	h.mu.sum += max(ns, 0)
+	h.mu.Unlock()
+}
+
+// RecordPair adds one latency ns and its twin's value twin (dropped when
+// the handle has no twin).
+func (h *Handle) RecordPair(ns, twin int64) {
+	h.mu.Lock()
+	h.mu.h.Record(ns)
+	h.mu.sum += max(ns, 0)
+	if h.mu.twin != nil {
+		h.mu.twin.Record(twin)
+		h.mu.twinSum += max(twin, 0)
+	}
 	h.mu.Unlock()
 }
 
@@ -67,6 +124,22 @@ func (h *Handle) RecordDuration(d time.Duration) { h.Record(int64(d)) }
 
 // Op is the operation name the handle records.
 func (h *Handle) Op() string { return h.op }
+
+// Release flushes h one last time and stops tracking it: a goroutine that
+// is done recording (a finished round's client) gives its histograms back
+// instead of keeping them for the Recorder's life. h must not be used
+// afterwards.
+func (r *Recorder) Release(h *Handle) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, x := range r.mu.handles {
+		if x == h {
+			r.flushHandleLocked(h)
+			r.mu.handles = append(r.mu.handles[:i], r.mu.handles[i+1:]...)
+			return
+		}
+	}
+}
 
 // Counter is a monotonically increasing count; each interval reports the
 // increase since the previous one.
@@ -115,6 +188,14 @@ func (r *Recorder) Gauge(name string) *Gauge {
 	return g
 }
 
+// Err returns the first merge that dropped values (a histogram count past
+// 2^63), nil otherwise; the values it dropped are in no view.
+func (r *Recorder) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.mu.err
+}
+
 // Snapshot is one interval: the latencies of operations completed in
 // [Start, End), the counters' increases, and the gauges at End.
 type Snapshot struct {
@@ -136,6 +217,13 @@ func (r *Recorder) newHistLocked() *hist.Histogram {
 
 // maxSpare bounds the histograms Recycle keeps: a few ops' worth.
 const maxSpare = 16
+
+// putSpareLocked keeps an empty histogram for later, within maxSpare.
+func (r *Recorder) putSpareLocked(h *hist.Histogram) {
+	if len(r.mu.spare) < maxSpare {
+		r.mu.spare = append(r.mu.spare, h)
+	}
+}
 
 // Recycle hands the histograms of a snapshot back for later Ticks to fill;
 // s must not be used afterwards. A caller that is done with each snapshot
@@ -164,32 +252,75 @@ func (s Snapshot) OpNames() []string {
 	return names
 }
 
+// mergeLocked adds src into dst, keeping the first dropped merge's error.
+func (r *Recorder) mergeLocked(dst, src *hist.Histogram, op string) {
+	if err := dst.Merge(src); err != nil && r.mu.err == nil {
+		r.mu.err = fmt.Errorf("recorder: op %s: %w", op, err)
+	}
+}
+
+// flushLocked moves every handle's values into the open interval and the
+// open views.
+func (r *Recorder) flushLocked() {
+	for _, h := range r.mu.handles {
+		r.flushHandleLocked(h)
+	}
+}
+
+// flushHandleLocked swaps h's histograms for empty ones (the only moment
+// h's goroutine can wait: two pointer swaps), then adds what it took to
+// the interval and the views.
+func (r *Recorder) flushHandleLocked(h *Handle) {
+	main := r.newHistLocked()
+	var twin *hist.Histogram
+	if h.twinOp != "" {
+		twin = r.newHistLocked()
+	}
+	h.mu.Lock()
+	h.mu.h, main = main, h.mu.h
+	h.mu.twin, twin = twin, h.mu.twin
+	sum, twinSum := h.mu.sum, h.mu.twinSum
+	h.mu.sum, h.mu.twinSum = 0, 0
+	h.mu.Unlock()
+	r.distributeLocked(h, h.op, main, sum, false)
+	if twin != nil {
+		r.distributeLocked(h, h.twinOp, twin, twinSum, true)
+	}
+}
+
+// distributeLocked adds one handle's taken histogram (and its exact sum)
+// to the interval and every view, then keeps it as a spare.
+func (r *Recorder) distributeLocked(h *Handle, op string, taken *hist.Histogram, sum int64, twin bool) {
+	defer func() { taken.Reset(); r.putSpareLocked(taken) }()
+	if taken.Count() == 0 {
+		return
+	}
+	r.mergeLocked(r.opLocked(op), taken, op)
+	for _, v := range r.mu.views {
+		r.mergeLocked(v.opLocked(op), taken, op)
+		v.statsOf(h).add(taken, sum, twin)
+	}
+}
+
 // Tick closes the interval ending at end and starts the next one. Every
-// operation that has a handle appears in Ops, empty or not, so that a stall
-// shows as an interval with zero operations rather than a missing one.
+// operation that has had a handle appears in Ops, empty or not, so that a
+// stall shows as an interval with zero operations rather than a missing
+// one.
 func (r *Recorder) Tick(end time.Time) Snapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.flushLocked()
 	s := Snapshot{
 		Start:    r.mu.last,
 		End:      end,
-		Ops:      map[string]*hist.Histogram{},
+		Ops:      r.mu.ops,
 		Counters: make(map[string]int64, len(r.mu.counters)),
 		Gauges:   make(map[string]int64, len(r.mu.gauges)),
 	}
 	r.mu.last = end
-	for _, h := range r.mu.handles {
-		acc, ok := s.Ops[h.op]
-		if !ok {
-			acc = r.newHistLocked()
-			s.Ops[h.op] = acc
-		}
-		h.mu.Lock()
-		// Cannot drop: every histogram shares one geometry and an interval
-		// cannot hold 2^63 values.
-		_ = acc.Merge(h.mu.h)
-		h.mu.h.Reset()
-		h.mu.Unlock()
+	r.mu.ops = make(map[string]*hist.Histogram, len(s.Ops))
+	for op := range s.Ops {
+		r.mu.ops[op] = r.newHistLocked()
 	}
 	for name, c := range r.mu.counters {
 		v := c.v.Load()
@@ -200,4 +331,139 @@ func (r *Recorder) Tick(end time.Time) Snapshot {
 		s.Gauges[name] = g.v.Load()
 	}
 	return s
+}
+
+// View is a cumulative view of a Recorder: every value recorded and
+// every counter's increase since the view was opened or last marked.
+// Its memory is one histogram per op, however many handles record.
+type View struct {
+	start    time.Time
+	ops      map[string]*hist.Histogram
+	counters map[string]int64 // the counters' values at start
+	handles  []HandleStats    // by Handle.idx
+	r        *Recorder
+}
+
+// NewView opens a view at start: values recorded before it are not in it.
+func (r *Recorder) NewView(start time.Time) *View {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.flushLocked()
+	v := &View{r: r}
+	v.resetLocked(start)
+	r.mu.views = append(r.mu.views, v)
+	return v
+}
+
+func (v *View) resetLocked(start time.Time) {
+	v.start = start
+	v.ops = map[string]*hist.Histogram{}
+	v.handles = nil
+	v.counters = make(map[string]int64, len(v.r.mu.counters))
+	for name, c := range v.r.mu.counters {
+		v.counters[name] = c.v.Load()
+	}
+}
+
+func (v *View) opLocked(op string) *hist.Histogram {
+	h, ok := v.ops[op]
+	if !ok {
+		h = hist.New()
+		v.ops[op] = h
+	}
+	return h
+}
+
+func (v *View) statsOf(h *Handle) *HandleStats {
+	if h.idx >= len(v.handles) {
+		v.handles = append(v.handles, make([]HandleStats, h.idx+1-len(v.handles))...)
+	}
+	return &v.handles[h.idx]
+}
+
+// Mark returns everything since the view's start or previous mark, up to
+// end, and starts the view again at end. A warm-up ends with a Mark whose
+// result is dropped; a checkpoint reports one.
+func (v *View) Mark(end time.Time) Cumulative {
+	r := v.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.flushLocked()
+	c := Cumulative{Start: v.start, End: end, Ops: v.ops, Counters: make(map[string]int64, len(r.mu.counters)), handles: v.handles}
+	for name, cnt := range r.mu.counters {
+		c.Counters[name] = cnt.v.Load() - v.counters[name]
+	}
+	v.resetLocked(end)
+	return c
+}
+
+// Close stops the view; it must not be used afterwards.
+func (v *View) Close() {
+	r := v.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, x := range r.mu.views {
+		if x == v {
+			r.mu.views = append(r.mu.views[:i], r.mu.views[i+1:]...)
+			return
+		}
+	}
+}
+
+// Cumulative is what a View held at a Mark: per op every value recorded
+// in [Start, End), the counters' increases, and each handle's Stats.
+type Cumulative struct {
+	Start, End time.Time
+	Ops        map[string]*hist.Histogram
+	Counters   map[string]int64
+	handles    []HandleStats
+}
+
+// Op returns op's histogram, empty when nothing recorded it.
+func (c Cumulative) Op(op string) *hist.Histogram {
+	if h := c.Ops[op]; h != nil {
+		return h
+	}
+	return hist.New()
+}
+
+// Handle returns h's own values in the view.
+func (c Cumulative) Handle(h *Handle) HandleStats {
+	if h.idx < len(c.handles) {
+		return c.handles[h.idx]
+	}
+	return HandleStats{}
+}
+
+// Stats summarize one handle's values of one op: count, exact sum (ns)
+// and the histogram's min and max (within its precision).
+type Stats struct {
+	Count, Sum, Min, Max int64
+}
+
+// Mean is the exact mean in ns, 0 when empty.
+func (s Stats) Mean() float64 {
+	if s.Count == 0 {
+		return 0
+	}
+	return float64(s.Sum) / float64(s.Count)
+}
+
+// HandleStats are a handle's Stats and its twin's.
+type HandleStats struct {
+	Stats
+	Twin Stats
+}
+
+func (hs *HandleStats) add(taken *hist.Histogram, sum int64, twin bool) {
+	s := &hs.Stats
+	if twin {
+		s = &hs.Twin
+	}
+	if s.Count == 0 || taken.Min() < s.Min {
+		s.Min = taken.Min()
+	}
+	s.Max = max(s.Max, taken.Max())
+	s.Count += taken.Count()
+	s.Sum += sum
 }

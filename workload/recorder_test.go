@@ -117,3 +117,106 @@ func TestRecycle(t *testing.T) {
 		t.Errorf("20 Tick+Recycle allocated %d bytes; want only the snapshots' maps", b)
 	}
 }
+
+// TestViewAgreesWithTicks: a view marked at an interval's end (a warm-up)
+// and marked again at the end holds exactly the intervals between, count
+// for count and percentile for percentile, while goroutines record.
+func TestViewAgreesWithTicks(t *testing.T) {
+	start := time.Unix(1000, 0)
+	r := NewRecorder(start)
+	v := r.NewView(start)
+	trx := r.Counter("transactions")
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for g := range 4 {
+		h := r.TwinHandle("trx", "trx_uncorrected")
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				h.RecordPair(int64(1000+(i*7919+g)%1_000_000), int64(500+i%1000))
+				trx.Add(1)
+			}
+		})
+	}
+	ticked := hist.New()
+	var ticks int64
+	end := start
+	for k := range 40 {
+		time.Sleep(time.Millisecond)
+		end = end.Add(time.Second)
+		s := r.Tick(end)
+		if k == 9 { // the warm-up ends with this interval
+			v.Mark(end)
+			continue
+		}
+		if k > 9 {
+			if err := ticked.Merge(s.Ops["trx"]); err != nil {
+				t.Fatal(err)
+			}
+			ticks += s.Counters["transactions"]
+		}
+	}
+	close(stop)
+	wg.Wait()
+	// Nothing recorded since the last Tick went to it: the next Tick and the
+	// view both get the stragglers.
+	last := r.Tick(end.Add(time.Second))
+	_ = ticked.Merge(last.Ops["trx"])
+	ticks += last.Counters["transactions"]
+	c := v.Mark(end.Add(time.Second))
+	got := c.Op("trx")
+	if got.Count() != ticked.Count() || got.Count() == 0 || c.Counters["transactions"] != ticks {
+		t.Fatalf("view: %d values, %d transactions; intervals after the mark: %d values, %d transactions",
+			got.Count(), c.Counters["transactions"], ticked.Count(), ticks)
+	}
+	for _, p := range []float64{50, 95, 99, 99.9, 100} {
+		if g, w := got.Percentile(p), ticked.Percentile(p); g != w {
+			t.Errorf("view p%v = %d; intervals' %d", p, g, w)
+		}
+	}
+	if c.Op("trx_uncorrected").Count() != got.Count() {
+		t.Errorf("twin holds %d values; want %d", c.Op("trx_uncorrected").Count(), got.Count())
+	}
+}
+
+// TestViewHandleStats: a handle's own count, exact sum, min and max in a
+// view, its twin's apart, and a released handle's last values kept.
+func TestViewHandleStats(t *testing.T) {
+	r := NewRecorder(time.Unix(0, 0))
+	a, b := r.TwinHandle("trx", "trx_uncorrected"), r.Handle("trx")
+	v := r.NewView(time.Unix(0, 0))
+	a.RecordPair(1000, 400)
+	a.RecordPair(2000, 600) // below 2,048 ns a bucket is one value: min and max exact
+	r.Tick(time.Unix(1, 0))
+	a.RecordPair(1500, 500)
+	b.Record(7000)
+	r.Release(b)
+	c := v.Mark(time.Unix(2, 0))
+	sa, sb := c.Handle(a), c.Handle(b)
+	if sa.Count != 3 || sa.Sum != 4500 || sa.Min != 1000 || sa.Max != 2000 || sa.Mean() != 1500 {
+		t.Errorf("a = %+v; want 3 values summing 4500, 1000..2000", sa.Stats)
+	}
+	if sa.Twin.Count != 3 || sa.Twin.Sum != 1500 {
+		t.Errorf("a's twin = %+v; want 3 values summing 1500", sa.Twin)
+	}
+	if sb.Count != 1 || sb.Sum != 7000 || c.Op("trx").Count() != 4 {
+		t.Errorf("released b = %+v, trx %d values; want b's one value kept, 4 in all", sb.Stats, c.Op("trx").Count())
+	}
+	if c := v.Mark(time.Unix(3, 0)); c.Op("trx").Count() != 0 || c.Handle(a).Count != 0 {
+		t.Errorf("after a mark: %d values; want none", c.Op("trx").Count())
+	}
+	if s := r.Tick(time.Unix(4, 0)); s.Ops["trx"].Count() != 2 { // a's 1500 and b's 7000 were after the first Tick
+		t.Errorf("second interval holds %d trx; want 2", s.Ops["trx"].Count())
+	}
+}
+
+func TestRecordPairDoesNotAllocate(t *testing.T) {
+	h := NewRecorder(time.Now()).TwinHandle("trx", "trx_uncorrected")
+	if n := testing.AllocsPerRun(1000, func() { h.RecordPair(5000, 4000) }); n != 0 {
+		t.Errorf("Handle.RecordPair allocates %v times; want 0", n)
+	}
+}
