@@ -21,7 +21,8 @@ type Load struct {
 	err   error // the loop's end; set before done is closed
 }
 
-// LoadTotals are a Load's figures, counted as the run phase counts them.
+// LoadTotals are a Load's figures, counted as the run phase counts them,
+// from the Recorder's view of the Load (what its intervals hold).
 type LoadTotals struct {
 	Transactions, Errors, Reconnects int64
 	// Latency is every transaction's, from its start to its commit.
@@ -56,14 +57,11 @@ func (l *Load) Start() time.Time { return l.start }
 // when ctx ended it.
 func (l *Load) Wait() (LoadTotals, error) {
 	<-l.done
-	t := LoadTotals{Latency: hist.New()}
-	for _, th := range l.s.threads {
-		t.Transactions += th.counts.Transactions.Load()
-		t.Errors += th.counts.Errors.Load()
-		t.Reconnects += th.counts.Reconnects.Load()
-		// Cannot drop: one geometry, far from 2^63 values.
-		_ = t.Latency.Merge(th.st.totals(false).total)
-	}
+	// The clients' handles were released into the view: it holds them all.
+	c := l.s.cum.Mark(time.Now())
+	l.s.cum.Close()
+	t := LoadTotals{Transactions: c.Op(trxOp).Count(), Errors: c.Counters["errors"],
+		Reconnects: c.Counters["reconnects"], Latency: c.Op(trxOp)}
 	if errors.Is(l.err, context.Canceled) || errors.Is(l.err, context.DeadlineExceeded) {
 		return t, nil
 	}

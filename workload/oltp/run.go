@@ -33,8 +33,12 @@ type runState struct {
 	// running counts clients still in their loop (after the end: those
 	// in an unfinished transaction).
 	running atomic.Int64
+	// cum is the Recorder's view the summaries read: since the start,
+	// the warm-up's end (warmMarked) or the last checkpoint.
+	cum *workload.View
 	// sumMu serializes summaries (checkpoints and the final one).
 	sumMu          sync.Mutex
+	warmMarked     bool // under sumMu
 	lastCheckpoint time.Time
 	// unfinished is running when --forced-shutdown cut the run off.
 	unfinished atomic.Int64
@@ -47,21 +51,13 @@ type counters struct {
 
 // thread is one connection's statistics (sysbench's thread).
 type thread struct {
-	counts      *Counts
-	st          *threadStats
-	trx, uncorr *workload.Handle
-	last        countSnap
-	// base is the count when the warm-up ended: the summary counts from
-	// it. Written once by the thread before baseSet is.
-	base    countSnap
-	baseSet atomic.Bool
+	counts *Counts
+	// trx records each transaction's latency and, with --rate, its
+	// uncorrected twin: the Recorder's views are the summaries' source.
+	trx  *workload.Handle
+	last countSnap
 	// queries times every statement (--db-debug only; nil otherwise).
 	queries *queryTimes
-	// ckpt is the count at the last checkpoint (summary's, under sumMu).
-	ckpt struct {
-		snap countSnap
-		set  bool
-	}
 }
 
 type countSnap struct{ trx, writes, other, errors, reconnects int64 }
@@ -84,6 +80,7 @@ func Run(ctx context.Context, o Options, env workload.Env, rec *workload.Recorde
 	if err != nil {
 		return nil, err
 	}
+	defer s.cum.Close()
 	defer s.close()
 	for _, verb := range []string{"started", "initialized"} {
 		for i := range s.threads {
@@ -178,6 +175,7 @@ func startRunState(ctx context.Context, o Options, env workload.Env, rec *worklo
 		s.pacer = newPacer(s.start, o.Rate)
 	}
 	rec.Gauge("threads").Set(int64(o.Threads))
+	s.cum = rec.NewView(s.start)
 	return s, nil
 }
 
@@ -196,9 +194,9 @@ func (s *runState) connect(ctx context.Context) error {
 				}
 				sessions[i] = ss
 			}
-			t := &thread{counts: &Counts{}, st: newThreadStats(), trx: s.rec.Handle("trx")}
+			t := &thread{counts: &Counts{}, trx: s.rec.Handle(trxOp)}
 			if s.o.Rate > 0 {
-				t.uncorr = s.rec.Handle("trx_uncorrected")
+				t.trx = s.rec.TwinHandle(trxOp, uncorrOp)
 			}
 			if s.o.DBDebug {
 				t.queries = &queryTimes{}
@@ -243,6 +241,14 @@ func (s *runState) close() {
 		c.close()
 	}
 	s.clients = nil
+	// The handles' last values go to the intervals and views; a crash
+	// round's finished clients keep no histograms.
+	for _, t := range s.threads {
+		if t != nil && t.trx != nil {
+			s.rec.Release(t.trx)
+			t.trx = nil
+		}
+	}
 }
 
 // loop runs every client until the end; the first fatal error stops all.
@@ -276,20 +282,11 @@ func raiseProcs(clients int) (restore func()) {
 	return func() {}
 }
 
-// record books one transaction in the recorder and the thread's stats.
+// record books one transaction in the recorder: its latencies (one lock)
+// and its counts' increase.
 func (s *runState) record(t *thread, intended, began, done time.Time) {
-	lat, uncorr := done.Sub(intended), done.Sub(began)
-	t.trx.RecordDuration(lat)
-	if t.uncorr != nil {
-		t.uncorr.RecordDuration(uncorr)
-	}
-	counted := !done.Before(s.warmEnd)
-	t.st.record(lat, uncorr, counted)
+	t.trx.RecordPair(int64(done.Sub(intended)), int64(done.Sub(began)))
 	c := t.counts
-	if counted && !t.baseSet.Load() {
-		t.base = t.last
-		t.baseSet.Store(true)
-	}
 	now := countSnap{c.Transactions.Load(), c.Writes.Load(), c.Other.Load(), c.Errors.Load(), c.Reconnects.Load()}
 	s.total.trx.Add(1)
 	s.total.writes.Add(now.writes - t.last.writes)

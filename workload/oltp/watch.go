@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/writepath/writepath/hist"
+	"github.com/writepath/writepath/workload"
 )
 
 // The run's ends that sysbench reports with these words.
@@ -31,8 +31,16 @@ func (s *runState) watch(ctx context.Context, cancel context.CancelCauseFunc) (s
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
 	var reports []*Summary
+	if s.o.Warmup > 0 {
+		wg.Go(func() {
+			if sleepUntil(quit, s.warmEnd) {
+				s.markWarmup()
+			}
+		})
+	}
 	if s.o.ReportInterval > 0 && s.o.Text != nil {
-		wg.Go(func() { s.reportLoop(quit) })
+		lines := s.rec.NewView(s.start)
+		wg.Go(func() { defer lines.Close(); s.reportLoop(quit, lines) })
 	}
 	if len(s.o.Checkpoints) > 0 {
 		wg.Go(func() { reports = s.checkpointLoop(quit) })
@@ -65,10 +73,9 @@ func sleepUntil(quit <-chan struct{}, t time.Time) bool {
 }
 
 // reportLoop prints an interval line every --report-interval from the
-// start.
-func (s *runState) reportLoop(quit <-chan struct{}) {
-	h := hist.New()
-	var last countSnap
+// start, from the Recorder's view lines (marked at each line).
+func (s *runState) reportLoop(quit <-chan struct{}, lines *workload.View) {
+	var done int64 // transactions finished, for the --rate backlog
 	prev := s.start
 	for k := 1; ; k++ {
 		if !sleepUntil(quit, s.start.Add(time.Duration(k)*s.o.ReportInterval)) {
@@ -78,31 +85,22 @@ func (s *runState) reportLoop(quit <-chan struct{}) {
 		if s.running.Load() == 0 {
 			return // the clients are done: sysbench silences its reports then
 		}
-		h.Reset()
-		var cur countSnap
-		for _, t := range s.threads {
-			t.st.takeInterval(h)
-			c := t.counts
-			cur.trx += c.Transactions.Load()
-			cur.writes += c.Writes.Load()
-			cur.other += c.Other.Load()
-			cur.errors += c.Errors.Load()
-			cur.reconnects += c.Reconnects.Load()
-		}
-		d := Counts64{Transactions: cur.trx - last.trx, Writes: cur.writes - last.writes, Other: cur.other - last.other,
-			Errors: cur.errors - last.errors, Reconnects: cur.reconnects - last.reconnects}
+		c := lines.Mark(now)
+		d := Counts64{Transactions: c.Counters["transactions"], Writes: c.Counters["writes"], Other: c.Counters["other"],
+			Errors: c.Counters["errors"], Reconnects: c.Counters["reconnects"]}
+		done += d.Transactions
 		elapsed, secs := now.Sub(s.start).Seconds(), now.Sub(prev).Seconds()
 		var lat float64
 		if s.o.Percentile > 0 {
-			lat = ms(h.Percentile(s.o.Percentile))
+			lat = ms(c.Op(trxOp).Percentile(s.o.Percentile))
 		}
 		s.o.Text.Log(Line{Level: LevelNotice, Stamped: true,
 			Text: IntervalLine(elapsed, secs, int(s.running.Load()), d, int(s.o.Percentile), lat)})
 		if s.pacer != nil {
-			queue, conc := s.backlog(now, cur.trx)
+			queue, conc := s.backlog(now, done)
 			s.o.Text.Log(Line{Level: LevelNotice, Stamped: true, Text: QueueLine(elapsed, queue, conc)})
 		}
-		last, prev = cur, now
+		prev = now
 	}
 }
 
