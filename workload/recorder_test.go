@@ -128,6 +128,10 @@ func TestViewAgreesWithTicks(t *testing.T) {
 	trx := r.Counter("transactions")
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
+	// gate lets the ticker end the warm-up between two transactions, as
+	// Tick and Mark are two flushes: what is booked between them would be
+	// in the interval after and not in the view.
+	var gate sync.RWMutex
 	for g := range 4 {
 		h := r.TwinHandle("trx", "trx_uncorrected")
 		wg.Go(func() {
@@ -137,8 +141,10 @@ func TestViewAgreesWithTicks(t *testing.T) {
 					return
 				default:
 				}
+				gate.RLock()
 				h.RecordPair(int64(1000+(i*7919+g)%1_000_000), int64(500+i%1000))
 				trx.Add(1)
+				gate.RUnlock()
 			}
 		})
 	}
@@ -148,11 +154,14 @@ func TestViewAgreesWithTicks(t *testing.T) {
 	for k := range 40 {
 		time.Sleep(time.Millisecond)
 		end = end.Add(time.Second)
-		s := r.Tick(end)
 		if k == 9 { // the warm-up ends with this interval
+			gate.Lock()
+			r.Tick(end)
 			v.Mark(end)
+			gate.Unlock()
 			continue
 		}
+		s := r.Tick(end)
 		if k > 9 {
 			if err := ticked.Merge(s.Ops["trx"]); err != nil {
 				t.Fatal(err)
