@@ -94,13 +94,7 @@ netns:
 	done
 
 fuzz:
-	@for t in $$(git grep -l '^func Fuzz' -- '*_test.go'); do \
-	  dir=./$$(dirname $$t); \
-	  for f in $$(grep -o '^func Fuzz[A-Za-z0-9_]*' $$t | cut -d' ' -f2); do \
-	    echo "fuzz $$dir $$f ($(FUZZTIME))"; \
-	    go test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) $$dir || exit 1; \
-	  done; \
-	done
+	@.ci/fuzz.sh $(FUZZTIME) $(FUZZMINTIME)
 
 test: deps services tools lint vet unit netns fuzz
 
