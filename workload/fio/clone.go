@@ -17,8 +17,8 @@ import (
 
 // Next-operation kinds; dirRead and dirWrite double as op values.
 const (
-	opSync = 2
-	opDone = 3
+	opSync = 3
+	opDone = 4
 )
 
 // clone is one running copy of a job (numjobs makes several). All of its
@@ -38,9 +38,10 @@ type clone struct {
 	gen    *generator
 	bufs   *buffers
 	st     *jobStats
-	h      [3]*workload.Handle // read, write, sync; nil when unused
-	// bytes count read and written bytes per interval (MB/s in the fabric).
-	bytes [2]*workload.Counter
+	h      [4]*workload.Handle // read, write, trim, sync; nil when unused
+	// bytes count read, written and trimmed bytes per interval (MB/s in
+	// the fabric).
+	bytes [nDirs]*workload.Counter
 	stop  *atomic.Bool
 	base  time.Time
 	err   error
@@ -96,6 +97,9 @@ type clone struct {
 	// priority index of the I/O being completed (0: the job's own).
 	prio    *cmdPrio
 	prioIdx uint8
+	// trimRange is BLKDISCARD's argument, kept here so that passing it to
+	// the kernel allocates nothing.
+	trimRange [2]uint64
 }
 
 // now is the time since the clone's clock origin, in ns (monotonic).
@@ -164,12 +168,7 @@ func (c *clone) sample(now int64) {
 }
 
 // does reports whether the job issues I/O in direction d.
-func (c *clone) does(d int) bool {
-	if d == dirRead {
-		return c.gen.readPct > 0
-	}
-	return c.gen.readPct < 100
-}
+func (c *clone) does(d int) bool { return c.gen.does(d) }
 
 // finish closes the measurement.
 func (c *clone) finish() {

@@ -118,6 +118,9 @@ func (p *cmdPrio) index(d int, ioprio uint16) uint8 {
 // pick draws the priority of one I/O of n bytes in direction d, as fio's
 // fio_cmdprio_set_ioprio: ok=false leaves the job's own.
 func (p *cmdPrio) pick(d int, n uint64) (ioprio uint16, idx uint8, ok bool) {
+	if d >= len(p.prios) {
+		return 0, 0, false // fio's cmdprio leaves trims alone
+	}
 	if !p.bssplit {
 		if p.perc[d] == 0 || p.rand.Uint32N(100) >= p.perc[d] {
 			return 0, 0, false

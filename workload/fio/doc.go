@@ -41,6 +41,14 @@
 //
 // # Differences from fio
 //
+// Trims (rw=trim, randtrim, trimwrite, randtrimwrite) are BLKDISCARD on
+// block devices, as fio's os_trim, and fail with ENOTTY on regular files
+// as fio's do; the queueing engines issue them synchronously, as fio's
+// libaio and io_uring engines do. A trimwrite's write takes its trim's
+// offset and length; fio's sequential trimwrite writes on a stream of its
+// own with the write block size, which is the same thing when trim and
+// write sizes agree.
+//
 // Write buffers are filled with random bytes once per job and not
 // re-scrambled per I/O; only the options listed in the issue are accepted
 // and any other is an error before any I/O. io_uring runs with fio's engine

@@ -126,6 +126,14 @@ func (c *clone) fill(a *aioState) (bool, error) {
 				return false, err
 			}
 			continue
+		case dirTrim:
+			if err := c.submit(a); err != nil {
+				return false, err
+			}
+			if err := c.trimNow(off, n); err != nil {
+				return false, err
+			}
+			continue
 		}
 		if c.rate.until > 0 {
 			// fio's io_u_quiesce (io_submit_mode=inline): what flies

@@ -52,6 +52,7 @@ func (q *offloadQueue) submitter() {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	c := q.c
+	var rng [2]uint64 // this thread's BLKDISCARD argument
 	for slot := range q.work {
 		buf := c.bufs.buf(slot, q.want[slot])
 		q.issue[slot] = c.now()
@@ -60,6 +61,8 @@ func (q *offloadQueue) submitter() {
 		switch {
 		case isNull(c.job):
 			n = len(buf)
+		case q.dir[slot] == dirTrim:
+			n, err = c.trimWith(&rng, q.off[slot], q.want[slot])
 		case q.dir[slot] == dirRead:
 			n, err = unix.Pread(c.fd, buf, int64(q.off[slot]))
 		default:

@@ -65,6 +65,9 @@ func (c *clone) runSync() error {
 
 // syncIO performs one read or write with the job's engine.
 func (c *clone) syncIO(op int, buf []byte, off uint64) (int, error) {
+	if op == dirTrim {
+		return c.trim(off, uint64(len(buf)))
+	}
 	switch c.job.Ioengine {
 	case fiov1.IOEngine_IO_ENGINE_NULL:
 		return len(buf), nil
@@ -94,12 +97,49 @@ func (c *clone) syncIO(op int, buf []byte, off uint64) (int, error) {
 	return unix.Pwrite(c.fd, buf, int64(off))
 }
 
+// blkDiscard is BLKDISCARD, _IO(0x12, 119).
+const blkDiscard = 0x1277
+
+// trim discards n bytes at off as fio's os_trim does on Linux: the
+// BLKDISCARD ioctl, which a block device with discard supports and a
+// regular file refuses with ENOTTY (fio's error for a trim job on a file
+// too). The null engine completes it without a system call.
+func (c *clone) trim(off, n uint64) (int, error) {
+	return c.trimWith(&c.trimRange, off, n)
+}
+
+// trimWith is trim with the caller's ioctl argument (the offload pool's
+// threads each have their own).
+func (c *clone) trimWith(rng *[2]uint64, off, n uint64) (int, error) {
+	if isNull(c.job) {
+		return int(n), nil
+	}
+	*rng = [2]uint64{off, n}
+	_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(c.fd), blkDiscard, uintptr(unsafe.Pointer(rng)))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+// trimNow performs a trim a queueing engine was handed, as fio's libaio
+// and io_uring engines do: synchronously, from the job's thread, once the
+// queue has been submitted, and completes it at once.
+func (c *clone) trimNow(off, n uint64) error {
+	start := c.now()
+	_, err := c.trim(off, n)
+	end := c.now()
+	if err != nil {
+		return c.ioError(dirTrim, off, n, err)
+	}
+	c.prioIdx = 0
+	c.complete(dirTrim, start, start, end, int64(n), int64(n), off, false)
+	return nil
+}
+
 // ioError says which I/O failed, as fio's "io_u error" line does.
 func (c *clone) ioError(op int, off, n uint64, err error) error {
-	name := "read"
-	if op == dirWrite {
-		name = "write"
-	}
+	name := dirLabel[min(op, dirTrim)]
 	return fmt.Errorf("job %s: io_u error on file %s: %s offset=%d, buflen=%d: %w",
 		c.job.Name, c.path, name, off, n, err)
 }

@@ -77,6 +77,15 @@ func (c *clone) fillUring(u *uringState) (bool, error) {
 		if op == opDone {
 			return true, nil
 		}
+		if op == dirTrim {
+			if err := c.submitUring(u); err != nil {
+				return false, err
+			}
+			if err := c.trimNow(off, n); err != nil {
+				return false, err
+			}
+			continue
+		}
 		if c.rate.until > 0 {
 			// fio's io_u_quiesce, as in fill.
 			if err := c.submitUring(u); err != nil {

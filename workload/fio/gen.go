@@ -10,6 +10,8 @@ import (
 const (
 	dirRead  = 0
 	dirWrite = 1
+	dirTrim  = 2
+	nDirs    = 3
 )
 
 // dirBlocks is one direction's block-size rule, resolved for the hot path.
@@ -27,23 +29,29 @@ func (b *dirBlocks) fixed() bool { return b.min == b.max && len(b.split) == 0 }
 // job clone, deterministically from its seed. It allocates nothing per I/O.
 type generator struct {
 	random  bool
-	readPct uint32 // 100 = read only, 0 = write only
-	base    uint64 // offset= in bytes
-	size    uint64 // bytes of the region
-	limit   uint64 // bytes of I/O per loop (io_size, default size)
-	bs      [2]dirBlocks
-	gran    uint64 // random map granularity: the smallest block size
-	blocks  uint64 // gran-sized blocks in the region
-	seqNext [2]uint64
-	seqAdd  uint64 // rw=...:N, sequential: hole after each I/O
-	seqNr   uint32 // rw=...:N, random: I/Os per new random offset
-	seqLeft uint32
-	issued  uint64 // bytes handed out in this loop
-	offRand *rand.Rand
-	dirRand *rand.Rand
-	bsRand  *rand.Rand
-	dist    *distribution // nil = uniform
-	rmap    *randMap      // nil for sequential jobs and norandommap
+	readPct uint32 // 100 = read only, 0 = write only (or trim)
+	// trim: the job trims only (rw=trim, randtrim); trimWrite: each trim
+	// is followed by a write of the same block (trimwrite,
+	// randtrimwrite), pending holds it until issued.
+	trim, trimWrite bool
+	pending         bool
+	pendOff, pendN  uint64
+	base            uint64 // offset= in bytes
+	size            uint64 // bytes of the region
+	limit           uint64 // bytes of I/O per loop (io_size, default size)
+	bs              [nDirs]dirBlocks
+	gran            uint64 // random map granularity: the smallest block size
+	blocks          uint64 // gran-sized blocks in the region
+	seqNext         [nDirs]uint64
+	seqAdd          uint64 // rw=...:N, sequential: hole after each I/O
+	seqNr           uint32 // rw=...:N, random: I/Os per new random offset
+	seqLeft         uint32
+	issued          uint64 // bytes handed out in this loop
+	offRand         *rand.Rand
+	dirRand         *rand.Rand
+	bsRand          *rand.Rand
+	dist            *distribution // nil = uniform
+	rmap            *randMap      // nil for sequential jobs and norandommap
 }
 
 func newGenerator(j *fiov1.Job, offset, size uint64, seed uint64) *generator {
@@ -62,7 +70,16 @@ func newGenerator(j *fiov1.Job, offset, size uint64, seed uint64) *generator {
 	}
 	g.bs[dirRead] = resolveBlocks(j.ReadBs, j.Bs)
 	g.bs[dirWrite] = resolveBlocks(j.WriteBs, j.Bs)
+	g.bs[dirTrim] = resolveBlocks(j.TrimBs, j.Bs)
 	switch j.Rw {
+	case fiov1.ReadWrite_READ_WRITE_TRIM:
+		g.trim = true
+	case fiov1.ReadWrite_READ_WRITE_RANDTRIM:
+		g.trim, g.random = true, true
+	case fiov1.ReadWrite_READ_WRITE_TRIMWRITE:
+		g.trimWrite = true
+	case fiov1.ReadWrite_READ_WRITE_RANDTRIMWRITE:
+		g.trimWrite, g.random = true, true
 	case fiov1.ReadWrite_READ_WRITE_READ:
 		g.readPct = 100
 	case fiov1.ReadWrite_READ_WRITE_RANDREAD:
@@ -107,6 +124,9 @@ func resolveBlocks(b *fiov1.BlockSizes, bs uint64) dirBlocks {
 
 // minBS is the smallest block size of the directions the job does.
 func (g *generator) minBS() uint64 {
+	if g.trim || g.trimWrite {
+		return g.bs[dirTrim].min
+	}
 	switch g.readPct {
 	case 100:
 		return g.bs[dirRead].min
@@ -118,6 +138,14 @@ func (g *generator) minBS() uint64 {
 
 // dir picks the next I/O's direction.
 func (g *generator) dir() int {
+	switch {
+	case g.trim:
+		return dirTrim
+	case g.trimWrite && g.pending:
+		return dirWrite
+	case g.trimWrite:
+		return dirTrim
+	}
 	switch g.readPct {
 	case 100:
 		return dirRead
@@ -156,11 +184,30 @@ func (g *generator) buflen(d int) uint64 {
 
 // done reports whether this loop over the region has issued all its I/O:
 // no room for another smallest block within io_size.
-func (g *generator) done() bool { return g.issued+g.gran > g.limit || g.blocks == 0 }
+func (g *generator) done() bool {
+	return !g.pending && (g.issued+g.gran > g.limit || g.blocks == 0)
+}
+
+// does reports whether the job issues I/O in direction d.
+func (g *generator) does(d int) bool {
+	switch d {
+	case dirTrim:
+		return g.trim || g.trimWrite
+	case dirRead:
+		return !g.trim && !g.trimWrite && g.readPct > 0
+	}
+	return !g.trim && (g.trimWrite || g.readPct < 100)
+}
 
 // next returns the next offset and length for direction d, or false when
 // this loop is complete.
 func (g *generator) next(d int) (off, n uint64, ok bool) {
+	if g.pending && d == dirWrite {
+		// fio's trimwrite: the write goes where the trim just went, with
+		// its length, and does not count against the region again.
+		g.pending = false
+		return g.pendOff, g.pendN, true
+	}
 	if g.done() {
 		return 0, 0, false
 	}
@@ -177,6 +224,9 @@ func (g *generator) next(d int) (off, n uint64, ok bool) {
 		return 0, 0, false
 	}
 	g.issued += n
+	if g.trimWrite {
+		g.pending, g.pendOff, g.pendN = true, g.base+off, n
+	}
 	return g.base + off, n, true
 }
 
@@ -258,7 +308,8 @@ func (g *generator) pick(align uint64) uint64 {
 // wrapping around as fio does when the region is covered).
 func (g *generator) restart() {
 	g.issued = 0
-	g.seqNext = [2]uint64{}
+	g.seqNext = [nDirs]uint64{}
+	g.pending = false
 	g.seqLeft = 0
 	if g.rmap != nil {
 		g.rmap.reset()

@@ -39,9 +39,9 @@ type lineLog struct {
 	// (lat logs), or bytes and I/Os (bw/iops logs), since last.
 	avg        uint64
 	maxValue   bool
-	last       [2]uint64
-	sum, maxV  [2]uint64
-	n, winByte [2]uint64
+	last       [nDirs]uint64
+	sum, maxV  [nDirs]uint64
+	n, winByte [nDirs]uint64
 }
 
 // clatHist is fio's clat histogram log (write_hist_log): fio's own
@@ -52,7 +52,7 @@ type clatHist struct {
 	every      uint64 // ms
 	coarseness uint
 	next       uint64
-	cur, prev  [2][platNR]uint64
+	cur, prev  [nDirs][platNR]uint64
 }
 
 // fio's FIO_IO_U_PLAT_BITS, _VAL and _NR (stat.h).
@@ -273,7 +273,7 @@ func (h *clatHist) close(ms uint64, bs uint64) error {
 func (c *clone) logIO(d int, start, issue, end int64, n, off uint64, async bool) {
 	ms := uint64(end / 1e6)
 	prio := uint16(0)
-	if c.prio != nil && c.prioIdx > 0 {
+	if c.prio != nil && c.prioIdx > 0 && d < len(c.prio.prios) {
 		prio = c.prio.prios[d][c.prioIdx]
 	}
 	for _, l := range c.logs {

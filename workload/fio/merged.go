@@ -114,7 +114,7 @@ func mergeViews(views []*view) (*view, error) {
 	st := newJobStats()
 	st.jobs = 0
 	var first *entry
-	var total [2]float64
+	var total [nDirs]float64
 	for _, v := range views {
 		all.elapsed = max(all.elapsed, v.elapsed)
 		if v.start.Before(all.start) {

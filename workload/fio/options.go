@@ -169,6 +169,7 @@ func defaultJob() *fiov1.Job {
 		Bs:                 4096,
 		ReadBs:             &fiov1.BlockSizes{Min: 4096, Max: 4096},
 		WriteBs:            &fiov1.BlockSizes{Min: 4096, Max: 4096},
+		TrimBs:             &fiov1.BlockSizes{Min: 4096, Max: 4096},
 		Numjobs:            1,
 		Iodepth:            1,
 		Ioengine:           fiov1.IOEngine_IO_ENGINE_PSYNC,
@@ -309,6 +310,8 @@ var rwNames = map[string]fiov1.ReadWrite{
 	"randread": fiov1.ReadWrite_READ_WRITE_RANDREAD, "randwrite": fiov1.ReadWrite_READ_WRITE_RANDWRITE,
 	"rw": fiov1.ReadWrite_READ_WRITE_RW, "readwrite": fiov1.ReadWrite_READ_WRITE_RW,
 	"randrw": fiov1.ReadWrite_READ_WRITE_RANDRW,
+	"trim":   fiov1.ReadWrite_READ_WRITE_TRIM, "randtrim": fiov1.ReadWrite_READ_WRITE_RANDTRIM,
+	"trimwrite": fiov1.ReadWrite_READ_WRITE_TRIMWRITE, "randtrimwrite": fiov1.ReadWrite_READ_WRITE_RANDTRIMWRITE,
 }
 
 // setRW reads rw=, with fio's ":N" suffix: for sequential patterns a hole
@@ -317,17 +320,15 @@ func setRW(j *fiov1.Job, v string) error {
 	name, arg, hasArg := strings.Cut(strings.TrimSpace(v), ":")
 	rw, ok := rwNames[name]
 	if !ok {
-		if strings.Contains(name, "trim") {
-			return fmt.Errorf("%q: trim needs a block device with discard; writepath's engines issue reads and writes only", v)
-		}
-		return fmt.Errorf("%q: want read, write, randread, randwrite, rw, readwrite or randrw (optionally :N)", v)
+		return fmt.Errorf("%q: want read, write, randread, randwrite, rw, readwrite, randrw, trim, randtrim, trimwrite or randtrimwrite (optionally :N)", v)
 	}
 	j.Rw, j.RwSeqAdd, j.RwSeqNr = rw, 0, 0
 	if !hasArg {
 		return nil
 	}
 	switch rw {
-	case fiov1.ReadWrite_READ_WRITE_RANDREAD, fiov1.ReadWrite_READ_WRITE_RANDWRITE, fiov1.ReadWrite_READ_WRITE_RANDRW:
+	case fiov1.ReadWrite_READ_WRITE_RANDREAD, fiov1.ReadWrite_READ_WRITE_RANDWRITE, fiov1.ReadWrite_READ_WRITE_RANDRW,
+		fiov1.ReadWrite_READ_WRITE_RANDTRIM, fiov1.ReadWrite_READ_WRITE_RANDTRIMWRITE:
 		n, err := parseUint(arg, 1, math.MaxUint32)
 		if err != nil {
 			return err

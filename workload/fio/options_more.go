@@ -43,7 +43,7 @@ var refused = map[string]string{
 	"experimental_verify":    "only verification from stored headers is supported",
 	"gtod_reduce":            "latencies are always measured in full",
 	"zonemode":               "zoned block devices are not supported",
-	"trim_percentage":        "trim needs a block device with discard",
+	"trim_percentage":        "trims of blocks written (trim_percentage, trim_verify_zero) are not issued; use rw=trim, randtrim, trimwrite or randtrimwrite",
 	"log_compression":        "logs are written uncompressed",
 	"exitall":                "jobs are not stopped when one finishes",
 	"exitall_on_error":       "jobs are not stopped when one fails",
@@ -106,11 +106,14 @@ func splitDirs(v string) (parts [3]string, set [3]bool) {
 	return parts, set
 }
 
-// blocksOf returns direction d's block sizes (0 read, 1 write).
+// blocksOf returns direction d's block sizes (0 read, 1 write, 2 trim).
 func blocksOf(j *fiov1.Job, d int) *fiov1.BlockSizes {
 	p := &j.ReadBs
-	if d == dirWrite {
+	switch d {
+	case dirWrite:
 		p = &j.WriteBs
+	case dirTrim:
+		p = &j.TrimBs
 	}
 	if *p == nil {
 		*p = &fiov1.BlockSizes{Min: j.Bs, Max: j.Bs}
@@ -118,18 +121,14 @@ func blocksOf(j *fiov1.Job, d int) *fiov1.BlockSizes {
 	return *p
 }
 
-// perDir applies parse to each direction a per-direction value names; the
-// trim part is checked and then unused, as no trim is ever issued.
+// perDir applies parse to each direction a per-direction value names.
 func perDir(j *fiov1.Job, v string, parse func(b *fiov1.BlockSizes, part string) error) error {
 	parts, set := splitDirs(v)
 	for d := range parts {
 		if !set[d] {
 			continue
 		}
-		b := &fiov1.BlockSizes{}
-		if d < 2 {
-			b = blocksOf(j, d)
-		}
+		b := blocksOf(j, d)
 		if err := parse(b, parts[d]); err != nil {
 			return err
 		}
@@ -170,6 +169,7 @@ func setBSRange(j *fiov1.Job, v string) error {
 		if !ok {
 			return fmt.Errorf("%q: want min-max", part)
 		}
+		lo, hi = rangeBound(lo), rangeBound(hi)
 		a, err := blockSize(lo)
 		if err != nil {
 			return err
@@ -181,6 +181,19 @@ func setBSRange(j *fiov1.Job, v string) error {
 		b.Min, b.Max, b.Split = min(a, z), max(a, z), nil
 		return nil
 	})
+}
+
+// rangeBound is one side of a range as fio's check_range_bytes reads it:
+// the leading number and unit, whatever follows ignored (fio's own t0023
+// gives bsrange=512/25:1k:..., which fio reads as 512-1k).
+func rangeBound(s string) string {
+	s = strings.TrimSpace(s)
+	for i, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '.') {
+			return s[:i]
+		}
+	}
+	return s
 }
 
 // setBSSplit reads bssplit=, "bs/percent:bs/percent..." per direction; the

@@ -200,6 +200,14 @@ func validateJob(j *fiov1.Job) []error {
 	}
 	validateRate(j, bad)
 	checkCmdprio(j, bad)
+	if isTrimRW(j.Rw) {
+		if len(j.Rate) > 0 || j.RateIops > 0 || len(j.RateMin) > 0 || j.RateIopsMin > 0 {
+			bad("rate options apply to reads and writes here; not with rw=%s", rwNamesOut[j.Rw])
+		}
+		if j.Verify != fiov1.Verify_VERIFY_NONE && j.Verify != fiov1.Verify_VERIFY_UNSPECIFIED {
+			bad("verify= with rw=%s is not supported (trimmed blocks read back as zeroes or old data)", rwNamesOut[j.Rw])
+		}
+	}
 	queued := j.Ioengine == fiov1.IOEngine_IO_ENGINE_LIBAIO || j.Ioengine == fiov1.IOEngine_IO_ENGINE_IO_URING
 	if j.SubmitOffload && queued {
 		bad("io_submit_mode=offload runs the synchronous engines' calls from a pool of iodepth threads; libaio and io_uring queue their own I/O (use inline)")
@@ -208,6 +216,16 @@ func validateJob(j *fiov1.Job) []error {
 		bad("serialize_overlap is built for io_submit_mode=offload and the synchronous engines, not for libaio/io_uring queues")
 	}
 	return errs
+}
+
+// isTrimRW reports whether rw= trims.
+func isTrimRW(rw fiov1.ReadWrite) bool {
+	switch rw {
+	case fiov1.ReadWrite_READ_WRITE_TRIM, fiov1.ReadWrite_READ_WRITE_RANDTRIM,
+		fiov1.ReadWrite_READ_WRITE_TRIMWRITE, fiov1.ReadWrite_READ_WRITE_RANDTRIMWRITE:
+		return true
+	}
+	return false
 }
 
 // validateRate is fio's fixup_options check of the rate options.
@@ -263,6 +281,11 @@ func finalizeJob(j *fiov1.Job) {
 	}
 	if r, w := j.GetReadBs(), j.GetWriteBs(); r != nil && w != nil {
 		j.Bs = max(r.Max, w.Max)
+	}
+	if isTrimRW(j.Rw) && j.TrimBs != nil {
+		// the buffer must hold a trimwrite's write, which takes its trim's
+		// length.
+		j.Bs = max(j.Bs, j.TrimBs.Max)
 	}
 	if j.IoSize == 0 && j.Size == 0 && j.Filesize > 0 {
 		j.Size = j.Filesize * uint64(max(j.Nrfiles, 1))

@@ -47,7 +47,7 @@ func TestCommandLineAndJobFileGiveTheSameJob(t *testing.T) {
 		Sync: fiov1.SyncMode_SYNC_MODE_NONE, Fsync: 4, RuntimeNs: int64(20 * time.Second), TimeBased: true,
 		Randrepeat: true, Randseed: 0x89, Fallocate: fiov1.Fallocate_FALLOCATE_NATIVE, GroupReporting: true, Loops: 1}
 	def := defaultJob()
-	want.ReadBs, want.WriteBs, want.Invalidate, want.ClatPercentiles = def.ReadBs, def.WriteBs, true, true
+	want.ReadBs, want.WriteBs, want.TrimBs, want.Invalidate, want.ClatPercentiles = def.ReadBs, def.WriteBs, def.TrimBs, true, true
 	want.Verify, want.DoVerify, want.RateProcess, want.Logs = def.Verify, true, def.RateProcess, def.Logs
 	want.IodepthBatchSubmit, want.IodepthBatchCompleteMin, want.RandomDistribution = 1, 1, def.RandomDistribution
 	if !proto.Equal(a[0], want) {
@@ -147,7 +147,7 @@ func TestRejections(t *testing.T) {
 	}{
 		{[]string{"--name=j", "--size=1m", "--bogus=1"}, ErrUnknownOption, `"bogus"`},
 		{[]string{"--name=j", "--size=1m", "--write_iolog=x"}, ErrUnsupported, `I/O logs for replay`},
-		{[]string{"--name=j", "--size=1m", "--rw=randtrim"}, ErrInvalidValue, `trim needs a block device`},
+		{[]string{"--name=j", "--size=1m", "--rw=randtrim", "--verify=md5"}, ErrInvalidValue, `verify= with rw=randtrim`},
 		{[]string{"--name=j", "--size=1m", "--ioengine=rbd"}, ErrInvalidValue, `needs a Ceph cluster`},
 		{[]string{"--name=j", "--size=1m", "--bssplit=4k/60:8k/60"}, ErrInvalidValue, `add up to 120`},
 		{[]string{"--name=j", "--size=1m", "--random_distribution=zipf:1"}, ErrInvalidValue, `theta`},

@@ -29,7 +29,7 @@ type entry struct {
 	job     *fiov1.Job // the first clone's job: its options are shown
 	st      *jobStats
 	err     error
-	bwShare [2]float64 // percent of the group's bandwidth (fio's bw_agg)
+	bwShare [nDirs]float64 // percent of the group's bandwidth (fio's bw_agg)
 }
 
 // entries builds the report rows in fio's job order, each in its group
@@ -97,8 +97,8 @@ func groupsOf(es []entry) [][]*entry {
 
 // groupTotals merges every entry into one group total (fio's "Run status
 // group" line).
-func groupTotals(es []*entry) [2]float64 {
-	var t [2]float64
+func groupTotals(es []*entry) [nDirs]float64 {
+	var t [nDirs]float64
 	for _, e := range es {
 		for d := range t {
 			t[d] += bandwidth(e.st, d)

@@ -80,7 +80,7 @@ func jobJSON(e entry, v *view, plus bool) obj {
 		o = append(o, kv{"mixed", dirJSON(e, dirRead, plus)})
 	} else {
 		o = append(o, kv{"read", dirJSON(e, dirRead, plus)}, kv{"write", dirJSON(e, dirWrite, plus)},
-			kv{"trim", dirJSON(e, -1, plus)})
+			kv{"trim", dirJSON(e, dirTrim, plus)})
 	}
 	o = append(o,
 		kv{"sync", obj{{"total_ios", st.syncIOs},
@@ -103,13 +103,9 @@ func jobJSON(e entry, v *view, plus bool) obj {
 	return o
 }
 
-// dirJSON is one direction's object; d < 0 is trim, which we never do.
+// dirJSON is one direction's object.
 func dirJSON(e entry, d int, plus bool) obj {
-	ds := newDirStats()
-	share := 0.0
-	if d >= 0 {
-		ds, share = e.st.dir[d], e.bwShare[d]
-	}
+	ds, share := e.st.dir[d], e.bwShare[d]
 	short := ds.short
 	if d == dirRead {
 		// fio 3.33 counts fdatasyncs in total_io_u[DDIR_DATASYNC], one

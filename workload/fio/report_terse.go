@@ -27,7 +27,7 @@ func writeTerseView(out io.Writer, v *view) error {
 	return b.Flush()
 }
 
-func terseEntry(b *bufio.Writer, e *entry, v *view, agg [2]float64) {
+func terseEntry(b *bufio.Writer, e *entry, v *view, agg [nDirs]float64) {
 	ver := v.terseVersion()
 	if ver == 2 {
 		fmt.Fprintf(b, "2;%s;%d;%d", e.name, e.group, errnoOf(e.err))
@@ -38,7 +38,7 @@ func terseEntry(b *bufio.Writer, e *entry, v *view, agg [2]float64) {
 	if !e.job.UnifiedRwReporting {
 		terseDir(b, e, dirWrite, agg[dirWrite], ver)
 		if ver == 2 || ver == 4 || ver == 5 {
-			terseDir(b, e, -1, 0, ver)
+			terseDir(b, e, dirTrim, agg[dirTrim], ver)
 		}
 	}
 	st := e.st
@@ -74,12 +74,9 @@ func terseEntry(b *bufio.Writer, e *entry, v *view, agg [2]float64) {
 	b.WriteString("\n")
 }
 
-// terseDir is one direction's fields (d < 0: trim, always empty here).
+// terseDir is one direction's fields.
 func terseDir(b *bufio.Writer, e *entry, d int, agg float64, ver int) {
-	ds := newDirStats()
-	if d >= 0 {
-		ds = e.st.dir[d]
-	}
+	ds := e.st.dir[d]
 	ms := e.st.wall.Milliseconds()
 	if ds.ios == 0 {
 		ms = 0

@@ -14,8 +14,8 @@ import (
 var (
 	rwNamesOut     = map[fiov1.ReadWrite]string{}
 	engineNamesOut = map[fiov1.IOEngine]string{}
-	dirLabel       = [2]string{"read", "write"}
-	dirUpper       = [2]string{" READ", "WRITE"}
+	dirLabel       = [nDirs]string{"read", "write", "trim"}
+	dirUpper       = [nDirs]string{" READ", "WRITE", " TRIM"}
 )
 
 func init() {
@@ -45,10 +45,10 @@ func writeTextView(out io.Writer, v *view) error {
 
 func textHeader(b *bufio.Writer, v *view) {
 	for _, j := range v.spec.Jobs {
-		r, w := resolveBlocks(j.ReadBs, j.Bs), resolveBlocks(j.WriteBs, j.Bs)
+		r, w, t := resolveBlocks(j.ReadBs, j.Bs), resolveBlocks(j.WriteBs, j.Bs), resolveBlocks(j.TrimBs, j.Bs)
 		fmt.Fprintf(b, "%s: (g=%d): rw=%s, bs=(R) %s-%s, (W) %s-%s, (T) %s-%s, ioengine=%s, iodepth=%d\n",
 			j.Name, j.Group, rwNamesOut[j.Rw], bsText(r.min), bsText(r.max), bsText(w.min), bsText(w.max),
-			bsText(r.min), bsText(r.max), engineNamesOut[j.Ioengine], j.Iodepth)
+			bsText(t.min), bsText(t.max), engineNamesOut[j.Ioengine], j.Iodepth)
 		if j.Numjobs > 1 {
 			b.WriteString("...\n")
 		}
@@ -85,8 +85,8 @@ func textEntry(b *bufio.Writer, e entry, v *view) {
 	fmt.Fprintf(b, "     submit    : %s\n", textBuckets(st.submit, st.submits, batchLabels))
 	fmt.Fprintf(b, "     complete  : %s\n", textBuckets(st.complete, st.completes, batchLabels))
 	// fio 3.33 prints fdatasyncs as read shorts (see dirJSON).
-	fmt.Fprintf(b, "     issued rwts: total=%d,%d,0,%d short=%d,%d,0,0 dropped=0,0,0,0\n",
-		st.dir[0].ios, st.dir[1].ios, st.syncIOs, st.dir[0].short+st.datasyncIOs, st.dir[1].short)
+	fmt.Fprintf(b, "     issued rwts: total=%d,%d,%d,%d short=%d,%d,%d,0 dropped=0,0,0,0\n",
+		st.dir[0].ios, st.dir[1].ios, st.dir[2].ios, st.syncIOs, st.dir[0].short+st.datasyncIOs, st.dir[1].short, st.dir[2].short)
 	fmt.Fprintf(b, "     latency   : target=0, window=0, percentile=100.00%%, depth=%d\n", e.job.Iodepth)
 	if st.late > 0 {
 		fmt.Fprintf(b, "     rate_iops : %d I/Os started more than one interval late\n", st.late)

@@ -268,7 +268,7 @@ func openAndAttach(c *clone, rec *workload.Recorder) error {
 	}
 	if p != nil {
 		c.prio = p
-		for d := range c.st.dir {
+		for d := range p.prios {
 			c.st.dir[d].prio = prioStats(p.prios[d])
 		}
 	}
@@ -422,7 +422,7 @@ func openClone(c *clone) error {
 		return err
 	}
 	flags := unix.O_RDONLY | unix.O_CLOEXEC
-	if c.does(dirWrite) {
+	if c.does(dirWrite) || c.does(dirTrim) { // BLKDISCARD needs the device open for writing
 		flags = unix.O_RDWR | unix.O_CLOEXEC
 	}
 	if j.Direct {
@@ -470,6 +470,10 @@ func attachHandles(c *clone, rec *workload.Recorder) {
 		if c.job.Fsync > 0 || c.job.Fdatasync > 0 || c.job.EndFsync {
 			c.h[opSync] = rec.Handle("sync")
 		}
+	}
+	if c.does(dirTrim) {
+		c.h[dirTrim] = rec.Handle("trim")
+		c.bytes[dirTrim] = rec.Counter("trim_bytes")
 	}
 }
 

@@ -143,7 +143,7 @@ func batchIndex(n int) int {
 
 // jobStats are one job clone's (or, merged, one group's) results.
 type jobStats struct {
-	dir                     [2]dirStats
+	dir                     [nDirs]dirStats
 	syncLat                 *hist.Histogram
 	syncIOs                 int64         // fsyncs (fio's total_io_u[DDIR_SYNC])
 	datasyncIOs             int64         // fdatasyncs, counted apart as in fio
@@ -157,7 +157,7 @@ type jobStats struct {
 }
 
 func newJobStats() *jobStats {
-	return &jobStats{dir: [2]dirStats{newDirStats(), newDirStats()}, syncLat: hist.New(), jobs: 1}
+	return &jobStats{dir: [nDirs]dirStats{newDirStats(), newDirStats(), newDirStats()}, syncLat: hist.New(), jobs: 1}
 }
 
 // merge adds o into s by merging histograms (exact), summing counts and
@@ -211,28 +211,31 @@ func (s *jobStats) merge(o *jobStats, group bool) error {
 	return nil
 }
 
-// unify merges the write direction into the read one (fio's
-// unified_rw_reporting=mixed), leaving write empty.
+// unify merges the write and trim directions into the read one (fio's
+// unified_rw_reporting=mixed), leaving them empty.
 func (s *jobStats) unify() error {
-	r, w := &s.dir[dirRead], &s.dir[dirWrite]
-	for _, p := range [][2]*hist.Histogram{{r.clat, w.clat}, {r.lat, w.lat}, {r.slat, w.slat}} {
-		if err := p[0].Merge(p[1]); err != nil {
+	r := &s.dir[dirRead]
+	for _, d := range []int{dirWrite, dirTrim} {
+		w := &s.dir[d]
+		for _, p := range [][2]*hist.Histogram{{r.clat, w.clat}, {r.lat, w.lat}, {r.slat, w.slat}} {
+			if err := p[0].Merge(p[1]); err != nil {
+				return err
+			}
+		}
+		var err error
+		if r.prio, err = mergePrios(r.prio, w.prio); err != nil {
 			return err
 		}
+		r.ios += w.ios
+		r.bytes += w.bytes
+		r.clatSum += w.clatSum
+		r.latSum += w.latSum
+		r.slatSum += w.slatSum
+		r.short += w.short
+		r.bw.sum(w.bw)
+		r.iops.sum(w.iops)
+		s.dir[d] = newDirStats()
 	}
-	var err error
-	if r.prio, err = mergePrios(r.prio, w.prio); err != nil {
-		return err
-	}
-	r.ios += w.ios
-	r.bytes += w.bytes
-	r.clatSum += w.clatSum
-	r.latSum += w.latSum
-	r.slatSum += w.slatSum
-	r.short += w.short
-	r.bw.sum(w.bw)
-	r.iops.sum(w.iops)
-	s.dir[dirWrite] = newDirStats()
 	return nil
 }
 

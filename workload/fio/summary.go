@@ -211,15 +211,15 @@ func decodeEntry(sj summaryJob, spec *fiov1.Spec) (entry, error) {
 		return entry{}, errors.New("no writepath member")
 	case x.Job < 0 || x.Job >= len(spec.Jobs):
 		return entry{}, fmt.Errorf("job index %d outside the spec's %d jobs", x.Job, len(spec.Jobs))
-	case len(x.Dirs) != 2 || len(x.Level) != 7 || len(x.Submit) != 7 || len(x.Complete) != 7:
-		return entry{}, errors.New("want 2 directions and 7 depth buckets of each kind")
+	case (len(x.Dirs) != 2 && len(x.Dirs) != nDirs) || len(x.Level) != 7 || len(x.Submit) != 7 || len(x.Complete) != 7:
+		return entry{}, errors.New("want 2 or 3 directions and 7 depth buckets of each kind")
 	}
 	st := newJobStats()
 	var err error
 	if st.syncLat, err = decodeHist(x.Sync); err != nil {
 		return entry{}, fmt.Errorf("sync: %w", err)
 	}
-	for d := range st.dir {
+	for d := range x.Dirs {
 		if st.dir[d], err = decodeDir(x.Dirs[d]); err != nil {
 			return entry{}, fmt.Errorf("%s: %w", dirLabel[d], err)
 		}

@@ -93,27 +93,41 @@ const (
 	ReadWrite_READ_WRITE_RANDWRITE   ReadWrite = 4
 	ReadWrite_READ_WRITE_RW          ReadWrite = 5
 	ReadWrite_READ_WRITE_RANDRW      ReadWrite = 6
+	// trims (BLKDISCARD on block devices, as fio's os_trim), and trims each
+	// followed by a write of the same block.
+	ReadWrite_READ_WRITE_TRIM          ReadWrite = 7
+	ReadWrite_READ_WRITE_RANDTRIM      ReadWrite = 8
+	ReadWrite_READ_WRITE_TRIMWRITE     ReadWrite = 9
+	ReadWrite_READ_WRITE_RANDTRIMWRITE ReadWrite = 10
 )
 
 // Enum value maps for ReadWrite.
 var (
 	ReadWrite_name = map[int32]string{
-		0: "READ_WRITE_UNSPECIFIED",
-		1: "READ_WRITE_READ",
-		2: "READ_WRITE_WRITE",
-		3: "READ_WRITE_RANDREAD",
-		4: "READ_WRITE_RANDWRITE",
-		5: "READ_WRITE_RW",
-		6: "READ_WRITE_RANDRW",
+		0:  "READ_WRITE_UNSPECIFIED",
+		1:  "READ_WRITE_READ",
+		2:  "READ_WRITE_WRITE",
+		3:  "READ_WRITE_RANDREAD",
+		4:  "READ_WRITE_RANDWRITE",
+		5:  "READ_WRITE_RW",
+		6:  "READ_WRITE_RANDRW",
+		7:  "READ_WRITE_TRIM",
+		8:  "READ_WRITE_RANDTRIM",
+		9:  "READ_WRITE_TRIMWRITE",
+		10: "READ_WRITE_RANDTRIMWRITE",
 	}
 	ReadWrite_value = map[string]int32{
-		"READ_WRITE_UNSPECIFIED": 0,
-		"READ_WRITE_READ":        1,
-		"READ_WRITE_WRITE":       2,
-		"READ_WRITE_RANDREAD":    3,
-		"READ_WRITE_RANDWRITE":   4,
-		"READ_WRITE_RW":          5,
-		"READ_WRITE_RANDRW":      6,
+		"READ_WRITE_UNSPECIFIED":   0,
+		"READ_WRITE_READ":          1,
+		"READ_WRITE_WRITE":         2,
+		"READ_WRITE_RANDREAD":      3,
+		"READ_WRITE_RANDWRITE":     4,
+		"READ_WRITE_RW":            5,
+		"READ_WRITE_RANDRW":        6,
+		"READ_WRITE_TRIM":          7,
+		"READ_WRITE_RANDTRIM":      8,
+		"READ_WRITE_TRIMWRITE":     9,
+		"READ_WRITE_RANDTRIMWRITE": 10,
 	}
 )
 
@@ -1120,7 +1134,9 @@ type Job struct {
 	CmdprioLevel      []uint32 `protobuf:"varint,92,rep,packed,name=cmdprio_level,json=cmdprioLevel,proto3" json:"cmdprio_level,omitempty"`
 	CmdprioBssplit    string   `protobuf:"bytes,93,opt,name=cmdprio_bssplit,json=cmdprioBssplit,proto3" json:"cmdprio_bssplit,omitempty"`
 	// log_prio=1: the logs' last column is the I/O's priority value.
-	LogPrio       bool `protobuf:"varint,94,opt,name=log_prio,json=logPrio,proto3" json:"log_prio,omitempty"`
+	LogPrio bool `protobuf:"varint,94,opt,name=log_prio,json=logPrio,proto3" json:"log_prio,omitempty"`
+	// The trim direction's block sizes (bs=R,W,T's third part).
+	TrimBs        *BlockSizes `protobuf:"bytes,95,opt,name=trim_bs,json=trimBs,proto3" json:"trim_bs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1813,6 +1829,13 @@ func (x *Job) GetLogPrio() bool {
 	return false
 }
 
+func (x *Job) GetTrimBs() *BlockSizes {
+	if x != nil {
+		return x.TrimBs
+	}
+	return nil
+}
+
 var File_writepath_fio_v1_spec_proto protoreflect.FileDescriptor
 
 const file_writepath_fio_v1_spec_proto_rawDesc = "" +
@@ -1856,7 +1879,7 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"unix_epoch\x18\n" +
 	" \x01(\bR\tunixEpoch\x12'\n" +
 	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
-	"\x04prio\x18\f \x01(\bR\x04prio\"\xd6\x1a\n" +
+	"\x04prio\x18\f \x01(\bR\x04prio\"\x8d\x1b\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -1966,13 +1989,14 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\rcmdprio_class\x18[ \x03(\rR\fcmdprioClass\x12#\n" +
 	"\rcmdprio_level\x18\\ \x03(\rR\fcmdprioLevel\x12'\n" +
 	"\x0fcmdprio_bssplit\x18] \x01(\tR\x0ecmdprioBssplit\x12\x19\n" +
-	"\blog_prio\x18^ \x01(\bR\alogPrio*\x95\x01\n" +
+	"\blog_prio\x18^ \x01(\bR\alogPrio\x125\n" +
+	"\atrim_bs\x18_ \x01(\v2\x1c.writepath.fio.v1.BlockSizesR\x06trimBs*\x95\x01\n" +
 	"\fOutputFormat\x12\x1d\n" +
 	"\x19OUTPUT_FORMAT_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14OUTPUT_FORMAT_NORMAL\x10\x01\x12\x16\n" +
 	"\x12OUTPUT_FORMAT_JSON\x10\x02\x12\x1b\n" +
 	"\x17OUTPUT_FORMAT_JSON_PLUS\x10\x03\x12\x17\n" +
-	"\x13OUTPUT_FORMAT_TERSE\x10\x04*\xaf\x01\n" +
+	"\x13OUTPUT_FORMAT_TERSE\x10\x04*\x95\x02\n" +
 	"\tReadWrite\x12\x1a\n" +
 	"\x16READ_WRITE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fREAD_WRITE_READ\x10\x01\x12\x14\n" +
@@ -1980,7 +2004,12 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\x13READ_WRITE_RANDREAD\x10\x03\x12\x18\n" +
 	"\x14READ_WRITE_RANDWRITE\x10\x04\x12\x11\n" +
 	"\rREAD_WRITE_RW\x10\x05\x12\x15\n" +
-	"\x11READ_WRITE_RANDRW\x10\x06*\xe9\x01\n" +
+	"\x11READ_WRITE_RANDRW\x10\x06\x12\x13\n" +
+	"\x0fREAD_WRITE_TRIM\x10\a\x12\x17\n" +
+	"\x13READ_WRITE_RANDTRIM\x10\b\x12\x18\n" +
+	"\x14READ_WRITE_TRIMWRITE\x10\t\x12\x1c\n" +
+	"\x18READ_WRITE_RANDTRIMWRITE\x10\n" +
+	"*\xe9\x01\n" +
 	"\bIOEngine\x12\x19\n" +
 	"\x15IO_ENGINE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fIO_ENGINE_PSYNC\x10\x01\x12\x12\n" +
@@ -2083,11 +2112,12 @@ var file_writepath_fio_v1_spec_proto_depIdxs = []int32{
 	12, // 14: writepath.fio.v1.Job.zones:type_name -> writepath.fio.v1.Zone
 	5,  // 15: writepath.fio.v1.Job.rate_process:type_name -> writepath.fio.v1.RateProcess
 	13, // 16: writepath.fio.v1.Job.logs:type_name -> writepath.fio.v1.Logs
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	10, // 17: writepath.fio.v1.Job.trim_bs:type_name -> writepath.fio.v1.BlockSizes
+	18, // [18:18] is the sub-list for method output_type
+	18, // [18:18] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_writepath_fio_v1_spec_proto_init() }
