@@ -86,7 +86,7 @@ func TestMergeLateBatch(t *testing.T) {
 	m.flush()
 }
 
-// TestWriterBatchesQueuedLateSnapshots: late snapshots queued while the
+// TestWriterBatchesQueuedLateSnapshots: late snapshots that wait while the
 // writer is busy are merged into the stored interval (all of them, once),
 // and what was queued behind them still runs in order.
 func TestWriterBatchesQueuedLateSnapshots(t *testing.T) {

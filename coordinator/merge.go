@@ -36,6 +36,7 @@ type phaseMerge struct {
 	// commit while holding the merge lock: heartbeats keep flowing through
 	// a slow fsync.
 	jobs       chan writeJob
+	lateReady  chan struct{} // cap 1: mu.late has snapshots for the writer
 	writerDone chan struct{}
 	werr       error // first store error; written by the writer, read after writerDone
 
@@ -47,6 +48,12 @@ type phaseMerge struct {
 		running int    // workers live and not done
 		closed  bool   // flushed: nothing more is merged
 		accs    accPool
+		// late are snapshots of published intervals, for the writer to
+		// merge into the stored ones. A list, not the jobs queue: a
+		// session must never wait for the disk under this lock (it did,
+		// and its heartbeats went unread until it was declared lost). It
+		// holds at most one snapshot per worker and published interval.
+		late []*lateJob
 	}
 }
 
@@ -111,6 +118,7 @@ func newPhaseMerge(runID, phase string, idx int, at time.Time, d, wait time.Dura
 	m.mu.running = len(m.mu.workers)
 	m.mu.pending = map[uint32]*pendingInterval{}
 	m.jobs, m.writerDone = make(chan writeJob, writeQueue), make(chan struct{})
+	m.lateReady = make(chan struct{}, 1)
 	go m.writer() // owned: flush closes jobs and waits for writerDone
 	return m
 }
@@ -142,7 +150,11 @@ func (m *phaseMerge) add(worker string, iv *writepathv1.Interval, ops map[string
 		// Merged into the stored interval by the writer, after it was
 		// written; the histograms are decoded again there, as ops lives
 		// in the session's decoder only until its next interval.
-		m.jobs <- writeJob{late: &lateJob{worker: worker, iv: iv}}
+		m.mu.late = append(m.mu.late, &lateJob{worker: worker, iv: iv})
+		select {
+		case m.lateReady <- struct{}{}:
+		default: // the writer has been told already
+		}
 		return nil
 	}
 	if seq-m.mu.next > maxSeqAhead {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/writepath/writepath/coordinator/store"
@@ -19,7 +20,6 @@ const writeQueue = 256
 type writeJob struct {
 	mi    *writepathv1.MergedInterval // store, then publish
 	snaps []store.WorkerSnapshot
-	late  *lateJob      // merge a late snapshot into the stored interval
 	done  chan struct{} // closed when every earlier job is done (sync)
 }
 
@@ -30,11 +30,6 @@ type lateJob struct {
 	iv     *writepathv1.Interval
 }
 
-// maxLateBatch bounds the late snapshots merged into the stored intervals
-// in one go: a whole fleet's interval (the snapshots commit together, as
-// an interval's on time do).
-const maxLateBatch = 1024
-
 // writer persists merged intervals and publishes them, in the order they
 // were merged, then stores the interval's worker snapshots in a commit of
 // their own: a fleet's snapshots are megabytes per interval (1,000 x
@@ -43,76 +38,90 @@ const maxLateBatch = 1024
 // merged interval without its snapshots; the run is then interrupted, and
 // its workers' totals are read from the snapshots that were stored.
 //
-// Late snapshots queued together are merged together (mergeLate): one
-// read, decode, encode and commit of the stored interval for all of them.
-// One at a time, a slow interval's hundreds of late workers cost as many
-// commits, the queue filled, and sessions blocked on it under the merge
-// lock made the next intervals late too (fleetsim at 1,000 workers, load
-// 20-45: 70% of the coordinator's CPU in mergeLate, publication 23 s
-// behind, every later interval published without its workers).
+// Between jobs it merges the late snapshots waiting in mu.late into the
+// intervals it has written, all of them together (mergeLate): one read,
+// decode, encode and commit per interval. Queued one per job, a slow
+// interval's hundreds of late workers cost as many commits, the queue
+// filled, and sessions blocked on it under the merge lock (heartbeats
+// unread, workers lost) made every later interval late too (fleetsim at
+// 1,000 workers, load 20-45: 70% of the coordinator's CPU in the late
+// merges, publication 23 s behind, intervals published with 0 workers).
 func (m *phaseMerge) writer() {
 	defer close(m.writerDone)
 	var (
-		dec  hist.Decoder
-		held writeJob // taken off the queue behind a batch of late ones
-		hold bool
+		dec     hist.Decoder
+		written uint32 // intervals below this seq are stored
 	)
 	for {
-		job := held
-		if !hold {
-			var open bool
-			if job, open = <-m.jobs; !open {
-				return
-			}
-		}
-		hold = false
-		var err error
-		switch {
-		case job.done != nil:
-			close(job.done)
-		case job.late != nil:
-			var batch []*lateJob
-			batch, held, hold = m.moreLate([]*lateJob{job.late})
-			err = m.mergeLate(&dec, batch)
-		default:
-			if err = m.st.PutInterval(m.runID, m.idx, job.mi, nil); err == nil {
-				m.publish(job.mi)
-				if len(job.snaps) > 0 {
-					err = m.st.PutInterval(m.runID, m.idx, nil, job.snaps)
-				}
-			}
-		}
-		if err != nil {
-			m.log.Error("store interval", "run", m.runID, "phase", m.phase, "err", err)
-			if m.werr == nil {
-				m.werr = err
-			}
-		}
-	}
-}
-
-// moreLate adds the late snapshots queued behind batch's, up to
-// maxLateBatch, without waiting; the first other job it takes off the
-// queue is returned to be done next (hold), keeping the queue's order.
-func (m *phaseMerge) moreLate(batch []*lateJob) (_ []*lateJob, held writeJob, hold bool) {
-	for len(batch) < maxLateBatch {
 		select {
 		case job, open := <-m.jobs:
 			if !open {
-				return batch, writeJob{}, false // the writer's next receive sees it
+				// Every late snapshot's interval was queued before the
+				// close: take them all (one without a stored interval
+				// is an error, not dropped).
+				m.record(m.mergeLate(&dec, m.takeLate(math.MaxUint32)))
+				return
 			}
-			if job.late == nil {
-				return batch, job, true
+			if job.mi != nil {
+				m.record(m.write(job))
+				written = max(written, job.mi.GetSeq()+1)
 			}
-			batch = append(batch, job.late)
-		default:
-			return batch, writeJob{}, false
+			m.record(m.mergeLate(&dec, m.takeLate(written)))
+			if job.done != nil {
+				close(job.done)
+			}
+		case <-m.lateReady:
+			m.record(m.mergeLate(&dec, m.takeLate(written)))
 		}
 	}
-	return batch, writeJob{}, false
 }
 
-// sync waits until the writer has done every job queued before it.
+// write stores a merged interval, publishes it, then stores its snapshots.
+func (m *phaseMerge) write(job writeJob) error {
+	if err := m.st.PutInterval(m.runID, m.idx, job.mi, nil); err != nil {
+		return err
+	}
+	m.publish(job.mi)
+	if len(job.snaps) > 0 {
+		return m.st.PutInterval(m.runID, m.idx, nil, job.snaps)
+	}
+	return nil
+}
+
+// record logs a store error and keeps the first, which fails the phase.
+func (m *phaseMerge) record(err error) {
+	if err == nil {
+		return
+	}
+	m.log.Error("store interval", "run", m.runID, "phase", m.phase, "err", err)
+	if m.werr == nil {
+		m.werr = err
+	}
+}
+
+// takeLate removes and returns the late snapshots of intervals below
+// written, in arrival order; later ones stay until their interval is
+// stored (a snapshot is late only once its interval was queued, so they
+// are never waited for long).
+func (m *phaseMerge) takeLate(written uint32) []*lateJob {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var take []*lateJob
+	keep := m.mu.late[:0]
+	for _, j := range m.mu.late {
+		if j.iv.GetSeq() < written {
+			take = append(take, j)
+		} else {
+			keep = append(keep, j)
+		}
+	}
+	clear(m.mu.late[len(keep):])
+	m.mu.late = keep
+	return take
+}
+
+// sync waits until the writer has done every job queued before it, and
+// merged the late snapshots added before it.
 func (m *phaseMerge) sync() {
 	done := make(chan struct{})
 	m.jobs <- writeJob{done: done}
