@@ -43,7 +43,7 @@ type generator struct {
 	gran            uint64 // random map granularity: the smallest block size
 	blocks          uint64 // gran-sized blocks in the region
 	seqNext         [nDirs]uint64
-	seqAdd          uint64 // rw=...:N, sequential: hole after each I/O
+	seqAdd          int64  // rw=...:N, sequential: hole after each I/O (negative: backwards)
 	seqNr           uint32 // rw=...:N, random: I/Os per new random offset
 	seqLeft         uint32
 	issued          uint64 // bytes handed out in this loop
@@ -62,7 +62,7 @@ func newGenerator(j *fiov1.Job, offset, size uint64, seed uint64) *generator {
 		offRand: rand.New(rand.NewPCG(seed, 1)),
 		dirRand: rand.New(rand.NewPCG(seed, 2)),
 		bsRand:  rand.New(rand.NewPCG(seed, 3)),
-		seqAdd:  j.RwSeqAdd,
+		seqAdd:  int64(j.RwSeqAdd),
 		seqNr:   j.RwSeqNr,
 	}
 	if j.IoSize > 0 {
@@ -243,8 +243,26 @@ func (g *generator) nextSeq(d int, n uint64) (uint64, uint64, bool) {
 	if n == 0 {
 		return 0, 0, false
 	}
-	g.seqNext[d] = off + n + g.seqAdd
+	g.seqNext[d] = g.afterHole(off + n)
 	return off, n, true
+}
+
+// afterHole is where the sequential stream continues after an I/O ending
+// at end, with rw=...:N's hole, as fio's get_next_seq_offset: past the
+// region it wraps to the start, or going backwards, to the region's last
+// position plus the (negative) hole.
+func (g *generator) afterHole(end uint64) uint64 {
+	if g.seqAdd == 0 {
+		return end
+	}
+	p := int64(end) + g.seqAdd
+	if p >= 0 && uint64(p) < g.size {
+		return uint64(p)
+	}
+	if g.seqAdd > 0 {
+		return 0
+	}
+	return uint64(max(int64(g.size)+g.seqAdd, 0))
 }
 
 // nextRand draws a random offset (aligned to blockalign), from the random

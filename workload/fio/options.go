@@ -335,9 +335,17 @@ func setRW(j *fiov1.Job, v string) error {
 		}
 		j.RwSeqNr = uint32(n)
 	default:
-		n, err := parseSize(arg)
+		// rw=read:-8k reads backwards, as fio: the hole is negative.
+		neg := strings.HasPrefix(strings.TrimSpace(arg), "-")
+		n, err := parseSize(strings.TrimPrefix(strings.TrimSpace(arg), "-"))
 		if err != nil {
 			return err
+		}
+		if n > math.MaxInt64 {
+			return fmt.Errorf("%q: hole too large", arg)
+		}
+		if neg {
+			n = uint64(-int64(n)) // two's complement: gen reads it signed
 		}
 		j.RwSeqAdd = n
 	}

@@ -117,3 +117,35 @@ func TestTrimOnFileFailsAsInFio(t *testing.T) {
 		t.Errorf("error %d; fio's %d (want ENOTTY, 25)", ours.Error, theirs.Error)
 	}
 }
+
+// logOffsets is a log's offset column (log_offset=1), in order.
+func logOffsets(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		out = append(out, strings.Split(l, ", ")[4])
+	}
+	return out
+}
+
+// TestNegativeHoleReadsBackwardsAsFio: rw=read:-8k (fio's
+// examples/backwards-read.fio) visits exactly fio's offsets, in fio's
+// order, and so does a positive hole.
+func TestNegativeHoleReadsBackwardsAsFio(t *testing.T) {
+	fio := fioPath(t)
+	for _, rw := range []string{"read:-8k", "write:12k"} {
+		theirs, ours, fioDir, ourDir := runBoth(t, fio, "--name=b", "--ioengine=null", "--size=1m", "--rw="+rw,
+			"--write_bw_log=b", "--log_offset=1", "--per_job_logs=0")
+		if theirs != ours {
+			t.Errorf("rw=%s: counts %+v; fio's %+v", rw, ours, theirs)
+		}
+		want, got := logOffsets(t, filepath.Join(fioDir, "b_bw.log")), logOffsets(t, filepath.Join(ourDir, "b_bw.log"))
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("rw=%s: offsets %v...; fio's %v...", rw, got[:min(8, len(got))], want[:min(8, len(want))])
+		}
+	}
+}
