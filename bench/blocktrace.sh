@@ -15,12 +15,25 @@
 #    included) per I/O and the block requests traced; then per mode the
 #    medians, the ratio of the medians to off, the median of the per-round
 #    ratios and their min..max spread (target: block/off IOPS >= 0.97x).
-# 2. The programs' own CPU per block request, from the kernel's BPF
+# 2. The same job's seconds with and without tracing inside one run
+#    (ALT seconds, default 90): one `--no-trace` run while bench/tracetoggle
+#    attaches the same programs to the data dir's disk for SEG seconds
+#    (default 3), detaches them for as long, in ABBA blocks (on off off
+#    on), reading the counts every second as a worker does. Only the run's
+#    1 s intervals wholly inside a segment count. Printed: IOPS in traced
+#    and untraced seconds, their ratio, and the ratio per ABBA block
+#    (median, min..max): the drift of a shared machine, which moves
+#    separate runs by half, cancels within a block. Then the same with the
+#    run process's syscalls traced (-comm writepath). The programs' load
+#    (kernel BTF decode, once per worker process) is not in these seconds;
+#    part 1's CPU per I/O has it.
+# 3. The programs' own CPU per block request, from the kernel's BPF
 #    run-time statistics (BenchmarkTraceCost: 8 writers of 4 KiB O_DIRECT
 #    blocks): ns per request = CPU ms per million requests; and one Tick's
 #    cost in user space (BenchmarkTick, 12,000 buckets).
 #
 #   bench/blocktrace.sh [dir]   env: RUNTIME=15 SIZE=512M NUMJOBS=4 ROUNDS=3
+#                                    ALT=90 SEG=3 (ALT=0 skips part 2)
 #                                    WRITEPATH=path/to/writepath (else built)
 # Needs root. The machine's load is printed before and after: a loaded
 # machine gives "busy" figures, say so when quoting them.
@@ -32,6 +45,8 @@ RUNTIME=${RUNTIME:-15}
 SIZE=${SIZE:-512M}
 NUMJOBS=${NUMJOBS:-4}
 ROUNDS=${ROUNDS:-3}
+ALT=${ALT:-90}
+SEG=${SEG:-3}
 MODES=(off block all)
 OUT=$DIR/results
 mkdir -p "$DIR" "$OUT"
@@ -115,7 +130,64 @@ for ((i = 1; i <= ROUNDS; i++)); do
 		run "${MODES[(i - 1 + k) % ${#MODES[@]}]}" "$i"
 	done
 done
-summary
+((ROUNDS > 0)) && summary
+
+# alt MODE: part 2 for block or all; prints one line.
+alt() {
+	local mode=$1 flags=() id
+	[[ $mode == all ]] && flags=(-comm writepath)
+	local t=$OUT/alt.$mode
+	rm -f "$t".*
+	"$DIR/tracetoggle" -devices "$DISK" -seg "${SEG}s" -for "$((ALT + 3))s" "${flags[@]}" >"$t.toggles" 2>"$t.toggle.err" &
+	local tp=$!
+	until grep -q ready "$t.toggles" 2>/dev/null; do
+		kill -0 "$tp" 2>/dev/null || { cat "$t.toggle.err" >&2; return 1; }
+		sleep 0.1
+	done
+	"$WRITEPATH" run fio --json --show none --db "$t.db" --data-dir "$DIR" --no-trace "${JOB[@]/--runtime=*/--runtime=$ALT}" \
+		>"$t.json" 2>"$t.err"
+	wait "$tp"
+	id=$(jq -r .run_id "$t.json")
+	# Each interval: start and end in seconds since the epoch, writes done.
+	"$WRITEPATH" runs show "$id" --db "$t.db" --json | jq -r '
+		def secs: (sub("\\.[0-9]+Z$"; "Z") | fromdate) + ((capture("\\.(?<f>[0-9]+)Z$").f // "0") | "0." + . | tonumber);
+		.intervals[] | select(.phase == "run")
+		| [(.start | secs), (.end | secs), ([.stats[] | select(.op == "write") | .count | tonumber] | add // 0)] | @tsv' >"$t.intervals"
+	awk -v mode="$mode" -v seg="$SEG" '
+		FNR == NR { if ($2 == "on" || $2 == "off" || $2 == "end") { t[n] = $1 / 1e9; st[n++] = $2 }; next }
+		{
+			for (k = 0; k + 1 < n; k++) if (t[k] <= $1 && $2 <= t[k + 1]) break
+			if (k + 1 >= n || st[k] == "end") next
+			ops[k] += $3; secs[k] += $2 - $1
+		}
+		END {
+			for (k = 0; k < n; k++) if (secs[k] > 0) { tot[st[k]] += ops[k]; ts[st[k]] += secs[k] }
+			if (!ts["on"] || !ts["off"]) { print mode ": no whole seconds in both states"; exit 1 }
+			# ABBA blocks: segments 4j (on), 4j+1, 4j+2 (off), 4j+3 (on).
+			nb = 0
+			for (j = 0; 4 * j + 3 < n; j++) {
+				on = 0; onS = 0; off = 0; offS = 0
+				for (k = 4 * j; k < 4 * j + 4; k++) if (secs[k] > 0) {
+					if (st[k] == "on") { on += ops[k]; onS += secs[k] } else { off += ops[k]; offS += secs[k] }
+				}
+				if (onS > 0 && offS > 0) r[nb++] = (on / onS) / (off / offS)
+			}
+			for (i = 0; i < nb; i++) for (j = i + 1; j < nb; j++) if (r[j] < r[i]) { x = r[i]; r[i] = r[j]; r[j] = x }
+			med = (nb % 2) ? r[(nb - 1) / 2] : (r[nb / 2 - 1] + r[nb / 2]) / 2
+			printf "%-6s traced %7.0f IOPS (%3.0f s)  untraced %7.0f IOPS (%3.0f s)  ratio %.3f  per block median %.3f (min %.3f max %.3f, %d blocks of %d s)\n", \
+				mode, tot["on"] / ts["on"], ts["on"], tot["off"] / ts["off"], ts["off"], (tot["on"] / ts["on"]) / (tot["off"] / ts["off"]), med, r[0], r[nb - 1], nb, 4 * seg
+		}' "$t.toggles" "$t.intervals"
+	rm -f "$t.db"
+}
+
+if ((ALT > 0)); then
+	DISK=$(basename "$(df --output=source "$DIR" | tail -1)")
+	go build -o "$DIR/tracetoggle" ./bench/tracetoggle
+	printf '\n== field job, traced and untraced seconds inside one %ss run on %s (segments of %ss, ABBA blocks)\n' "$ALT" "$DISK" "$SEG"
+	alt block
+	alt all
+	echo "target: block traced/untraced IOPS >= 0.97"
+fi
 rm -f "$DIR"/mysql_sim.*.*
 echo
 echo "== the programs' CPU (kernel BPF statistics) and one Tick in user space"
