@@ -10,6 +10,7 @@ import (
 
 	_ "github.com/go-sql-driver/mysql"
 
+	"github.com/writepath/writepath/internal/testenv"
 	"github.com/writepath/writepath/mysqld"
 )
 
@@ -71,6 +72,7 @@ func TestGatherNeedsASource(t *testing.T) {
 // TestGatherLiveServer gathers from a managed MariaDB that the test starts
 // and writes to, so the redo rate it reads is real and not zero.
 func TestGatherLiveServer(t *testing.T) {
+	testenv.MySQLServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir, err := os.MkdirTemp("", "wp-adv-")

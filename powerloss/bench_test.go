@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/writepath/writepath/internal/testenv"
 )
 
 // BenchmarkOverheadFio runs the same fio job (4 KiB random writes, O_DIRECT,
@@ -17,10 +19,7 @@ import (
 // ratio. One run of each whatever b.N is; use -benchtime 1x.
 // POWERLOSS_BENCH_RUNTIME sets each run's length (default 10s).
 func BenchmarkOverheadFio(b *testing.B) {
-	fio, err := exec.LookPath("fio")
-	if err != nil {
-		b.Fatalf("fio not installed (apt-get install fio): %v", err)
-	}
+	fio := testenv.Fio(b)
 	runtime := os.Getenv("POWERLOSS_BENCH_RUNTIME")
 	if runtime == "" {
 		runtime = "10s"

@@ -14,6 +14,7 @@ import (
 
 	"github.com/writepath/writepath/campaign"
 	"github.com/writepath/writepath/hist"
+	"github.com/writepath/writepath/internal/testenv"
 )
 
 // sampleRun is a 60-interval run with a stall at 30 s, built from real
@@ -85,10 +86,7 @@ func TestWriteRunHTMLSelfContained(t *testing.T) {
 // chart finished rendering with data, then saves a screenshot beside the
 // test's artifacts (go test -artifacts keeps it).
 func TestReportRendersInChromium(t *testing.T) {
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatal("chromium not installed (make deps installs Debian's chromium)")
-	}
+	chromium := testenv.Chromium(t)
 	dir := t.ArtifactDir()
 	tests := []struct {
 		name   string

@@ -3,11 +3,12 @@ package report
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/writepath/writepath/internal/testenv"
 )
 
 // hostile is markup that runs script wherever a string becomes HTML: each
@@ -64,10 +65,7 @@ const showTips = `<script>
 // string is markup in headless Chromium, opens the charts' tooltips, and
 // checks that no script ran and the strings show as text.
 func TestHostileStringsRunNoScript(t *testing.T) {
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatal("chromium not installed (make deps installs Debian's chromium)")
-	}
+	chromium := testenv.Chromium(t)
 	var b bytes.Buffer
 	if err := WriteCampaignHTML(&b, hostileCampaign()); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 
 	_ "github.com/go-sql-driver/mysql"
 
+	"github.com/writepath/writepath/internal/testenv"
 	"github.com/writepath/writepath/mysqld"
 )
 
@@ -33,6 +34,7 @@ var shared struct {
 
 func testServer(t *testing.T) *mysqld.Instance {
 	t.Helper()
+	testenv.MySQLServer(t)
 	shared.once.Do(func() {
 		ctx := context.Background()
 		if shared.dir, shared.err = os.MkdirTemp("", "wp-sb-"); shared.err != nil {
@@ -95,12 +97,7 @@ func (r result) String() string {
 // needPeer skips where the peer is missing (make test installs it).
 func needPeer(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("sysbench"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("sysbench is not installed (make deps installs it)")
-		}
-		t.Skip("sysbench is not installed")
-	}
+	testenv.Sysbench(t)
 }
 
 // conn are the connection options for database db (empty: none).

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/writepath/writepath/client"
+	"github.com/writepath/writepath/internal/testenv"
 	"github.com/writepath/writepath/mysqld"
 	"github.com/writepath/writepath/results"
 )
@@ -146,9 +147,7 @@ func stopServer(t *testing.T, dir string) {
 func needServer(t *testing.T) {
 	t.Helper()
 	needTracing(t)
-	if _, err := mysqld.FindBinary(); err != nil {
-		t.Fatalf("needs a server binary (make deps installs mariadb-server): %v", err)
-	}
+	testenv.MySQLServer(t)
 }
 
 // TestManagedServerFsyncs runs oltp_write_only on a managed MariaDB with

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/writepath/writepath/client"
+	"github.com/writepath/writepath/internal/testenv"
 )
 
 // runCLI runs the command table as the binary would, in dir.
@@ -75,10 +76,7 @@ func TestCampaignFioEndToEnd(t *testing.T) {
 	if err != nil || strings.Count(csv, "\n") != 5 || !strings.Contains(csv, "fsync=4,b,2,") {
 		t.Errorf("campaign show --format=csv = %v:\n%s", err, csv)
 	}
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatal("chromium not installed (make deps installs Debian's chromium)")
-	}
+	chromium := testenv.Chromium(t)
 	art := t.ArtifactDir()
 	for _, tt := range []struct {
 		id     string

@@ -12,6 +12,7 @@ import (
 
 	"github.com/writepath/writepath/client"
 	"github.com/writepath/writepath/internal/hosttest"
+	"github.com/writepath/writepath/internal/testenv"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 )
 
@@ -69,10 +70,7 @@ func TestHostKnobCampaign(t *testing.T) {
 	if _, errOut, err := runCLI(t, dir, "report", ids[0], "-o", html); err != nil {
 		t.Fatalf("report: %v\n%s", err, errOut)
 	}
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatal("chromium not installed (make deps installs Debian's chromium)")
-	}
+	chromium := testenv.Chromium(t)
 	dom := headless(t, chromium, html, "--dump-dom")
 	if !strings.Contains(dom, "Host knobs") || !strings.Contains(dom, "<td>mq-deadline</td>") || !strings.Contains(dom, `class="differs"`) {
 		t.Errorf("report of %s: no host knob table rendered", ids[0])

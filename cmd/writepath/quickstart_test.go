@@ -2,21 +2,18 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/writepath/writepath/mysqld"
+	"github.com/writepath/writepath/internal/testenv"
 )
 
 // TestQuickstartShort runs `writepath quickstart --short`: every step
 // (fio, OLTP on a sandbox server, one crash round) with seconds-long runs,
 // then checks the tables and that report.html renders in Chromium.
 func TestQuickstartShort(t *testing.T) {
-	if _, err := mysqld.FindBinary(); err != nil {
-		t.Fatalf("quickstart needs a server binary in CI (make deps installs mariadb-server): %v", err)
-	}
+	testenv.MySQLServer(t)
 	dir := t.TempDir()
 	html := filepath.Join(t.ArtifactDir(), "quickstart.html")
 	out, errOut, err := runCLI(t, dir, "quickstart", "--short", "-o", html)
@@ -40,9 +37,6 @@ func TestQuickstartShort(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "writepath-quickstart", "writepath.db")); err != nil {
 		t.Errorf("store not kept: %v", err)
 	}
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatal("chromium not installed (make deps installs Debian's chromium)")
-	}
+	chromium := testenv.Chromium(t)
 	checkRendered(t, chromium, html, []string{"campaign-bars", "r0-throughput", "r2-throughput", "r4-throughput"})
 }

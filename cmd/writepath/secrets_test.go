@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/writepath/writepath/internal/testenv"
 	"github.com/writepath/writepath/mysqld"
 )
 
@@ -18,9 +19,7 @@ import (
 // the store file holds no trace of it; towards a coordinator it is refused
 // before anything is sent, as is a campaign naming it.
 func TestPasswordNeverStored(t *testing.T) {
-	if _, err := mysqld.FindBinary(); err != nil {
-		t.Fatalf("needs a server binary (make deps installs mariadb-server): %v", err)
-	}
+	testenv.MySQLServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir, err := os.MkdirTemp("", "wp-")

@@ -16,7 +16,7 @@ import (
 	"github.com/writepath/writepath/client"
 	"github.com/writepath/writepath/guard"
 	"github.com/writepath/writepath/internal/fabrictest"
-	"github.com/writepath/writepath/mysqld"
+	"github.com/writepath/writepath/internal/testenv"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/workload"
 	_ "github.com/writepath/writepath/workload/crash"
@@ -126,10 +126,7 @@ func TestGuardRefusesPathsOutsideDataDir(t *testing.T) {
 // symlink followed by "..", and an oltp managed server's directory the
 // same way. Before the fix every one of them wrote beside the data dir.
 func TestGuardedPathIsThePathUsed(t *testing.T) {
-	bin, err := mysqld.FindBinary()
-	if err != nil {
-		t.Fatalf("needs a server binary (make deps installs mariadb-server): %v", err)
-	}
+	bin := testenv.MySQLServer(t)
 	f, data, outside := guardedFabricWith(t, guard.Config{AllowBinaries: []string{bin}})
 	c := client.New(f.Control())
 	for _, d := range []string{"a/b/c", "s1/s2"} {
@@ -189,10 +186,7 @@ func TestGuardedPathIsThePathUsed(t *testing.T) {
 // is the one checked (and checked again where mysqld executes it), not
 // the one mysqld would pick for a new instance.
 func TestGuardChecksTheRecordedBinary(t *testing.T) {
-	bin, err := mysqld.FindBinary()
-	if err != nil {
-		t.Fatalf("needs a server binary (make deps installs mariadb-server): %v", err)
-	}
+	bin := testenv.MySQLServer(t)
 	f, data, outside := guardedFabricWith(t, guard.Config{AllowBinaries: []string{bin}})
 	c := client.New(f.Control())
 	marker := filepath.Join(outside, "ran")
@@ -222,10 +216,7 @@ func TestGuardChecksTheRecordedBinary(t *testing.T) {
 // settings that load code or run SQL, are refused at submit by a guarded
 // worker, naming the flag that would allow them.
 func TestGuardServerSettings(t *testing.T) {
-	bin, err := mysqld.FindBinary()
-	if err != nil {
-		t.Fatalf("needs a server binary (make deps installs mariadb-server): %v", err)
-	}
+	bin := testenv.MySQLServer(t)
 	f, _, outside := guardedFabricWith(t, guard.Config{AllowBinaries: []string{bin}})
 	c := client.New(f.Control())
 	cases := []struct {
@@ -260,10 +251,7 @@ func TestGuardServerSettings(t *testing.T) {
 // --allow-mysql, a spec carrying a MySQL password (it would be stored) and
 // a password file outside its paths; and takes them once allowed.
 func TestGuardPrivilegedAndEndpoints(t *testing.T) {
-	bin, err := mysqld.FindBinary()
-	if err != nil {
-		t.Fatalf("needs a server binary (make deps installs mariadb-server): %v", err)
-	}
+	bin := testenv.MySQLServer(t)
 	f, data, outside := guardedFabricWith(t, guard.Config{AllowBinaries: []string{bin}})
 	c := client.New(f.Control())
 	refusals := []struct {

@@ -11,6 +11,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/writepath/writepath/internal/testenv"
 	"github.com/writepath/writepath/workload"
 )
 
@@ -18,6 +19,7 @@ import (
 // socket path must fit 107 bytes).
 func newTestDir(t *testing.T) string {
 	t.Helper()
+	testenv.MySQLServer(t)
 	dir, err := os.MkdirTemp("", "wp-")
 	if err != nil {
 		t.Fatal(err)

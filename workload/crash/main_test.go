@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/writepath/writepath/internal/testenv"
 	"github.com/writepath/writepath/powerloss"
 )
 
@@ -42,6 +43,8 @@ var (
 
 func sharedPowerDir(t *testing.T) string {
 	t.Helper()
+	testenv.MySQLServer(t)
+	testenv.FUSE(t)
 	powerDirOnce.Do(func() {
 		d, err := os.MkdirTemp("", "wp-") // short: the socket path must fit 107 bytes
 		if err != nil {

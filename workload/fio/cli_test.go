@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/writepath/writepath/internal/testenv"
 	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
 )
 
@@ -158,13 +159,7 @@ func TestOutputFormatList(t *testing.T) {
 // fioPath is the real fio 3.33 that peers are measured against.
 func fioPath(t *testing.T) string {
 	t.Helper()
-	p, err := exec.LookPath("fio")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("fio is not installed (make deps installs it)")
-		}
-		t.Skip("fio is not installed")
-	}
+	p := testenv.Fio(t)
 	out, err := exec.Command(p, "--version").Output()
 	if err != nil || !strings.HasPrefix(string(out), "fio-3.33") {
 		t.Skipf("%s is %q, not fio-3.33", p, out)

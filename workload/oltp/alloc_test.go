@@ -13,7 +13,7 @@ import (
 // differ only in --events differ in allocations by their set-up's noise,
 // not by the extra transactions.
 func TestRunAllocatesNothing(t *testing.T) {
-	s := testSpec("wp_loop_alloc", 2, 1000)
+	s := testSpec(t, "wp_loop_alloc", 2, 1000)
 	s.RandType, s.Threads = 1, u32p(4)
 	o := prepared(t, s)
 	mallocs := func(events uint64) uint64 {

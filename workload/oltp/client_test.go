@@ -27,7 +27,7 @@ func TestLockWaitTimeoutIsRolledBackAndRetried(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := testSpec("wp_lockwait", 1, 1)
+			s := testSpec(t, "wp_lockwait", 1, 1)
 			s.TimeSeconds = u32p(4)
 			o := prepared(t, s)
 			o.Conn.Ignore = tt.ignore

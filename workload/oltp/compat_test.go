@@ -33,7 +33,7 @@ func sysbench(t *testing.T, o Options, command string, extra ...string) string {
 // TestSysbenchRunsOnWritepathTables: tables prepared by writepath are run
 // by sysbench without error, and the row counts stay.
 func TestSysbenchRunsOnWritepathTables(t *testing.T) {
-	o := prepared(t, testSpec("wp_compat1", 2, 2000))
+	o := prepared(t, testSpec(t, "wp_compat1", 2, 2000))
 	out := sysbench(t, o, "run", "--threads=2", "--time=2")
 	if !strings.Contains(out, "transactions:") {
 		t.Fatalf("sysbench run printed no summary:\n%s", out)
@@ -44,7 +44,7 @@ func TestSysbenchRunsOnWritepathTables(t *testing.T) {
 // TestWritepathRunsOnSysbenchTables: writepath runs on tables that sysbench
 // prepared, and the row counts stay.
 func TestWritepathRunsOnSysbenchTables(t *testing.T) {
-	s := testSpec("wp_compat2", 2, 2000)
+	s := testSpec(t, "wp_compat2", 2, 2000)
 	s.Threads, s.TimeSeconds = u32p(2), u32p(2)
 	o := mustOptions(t, s)
 	admin := adminConn(t, "")

@@ -23,7 +23,7 @@ func TestUserErrorsAreOneActionableLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := mustOptions(t, testSpec("wp_errors", 2, 100))
+			o := mustOptions(t, testSpec(t, "wp_errors", 2, 100))
 			tt.edit(&o)
 			_, _, err := runFor(t, t.Context(), o)
 			if !errors.Is(err, tt.want) {

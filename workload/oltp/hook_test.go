@@ -54,7 +54,7 @@ func (l *ledgerHook) hook(table string) *CommitHook {
 func TestLoadCommitHook(t *testing.T) {
 	for _, mode := range []string{"prepared", "text"} {
 		t.Run(mode, func(t *testing.T) {
-			s := testSpec("wp_hook_"+mode, 2, 2000)
+			s := testSpec(t, "wp_hook_"+mode, 2, 2000)
 			s.RandType, s.Threads = 1, u32p(4)
 			o := prepared(t, s)
 			o.TextProtocol = mode == "text"

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/writepath/writepath/internal/testenv"
 	"github.com/writepath/writepath/mysqld"
 	oltpv1 "github.com/writepath/writepath/proto/writepath/oltp/v1"
 	"github.com/writepath/writepath/workload"
@@ -26,7 +27,9 @@ var shared struct {
 }
 
 // testServer returns the shared server, starting it on first use.
-func testServer() *mysqld.Instance {
+func testServer(t testing.TB) *mysqld.Instance {
+	t.Helper()
+	testenv.MySQLServer(t)
 	shared.once.Do(func() {
 		ctx := context.Background()
 		if shared.dir, shared.err = os.MkdirTemp("", "wp-"); shared.err != nil {
@@ -46,8 +49,8 @@ func testServer() *mysqld.Instance {
 		}
 	})
 	if shared.err != nil {
-		// Every test that needs the server would fail the same way.
-		panic(fmt.Sprintf("managed test server: %v", shared.err))
+		// Every test that needs the server fails the same way.
+		t.Fatalf("managed test server: %v", shared.err)
 	}
 	return shared.inst
 }
@@ -64,14 +67,15 @@ func TestMain(m *testing.M) {
 }
 
 // testSpec is a small spec on the test server's socket as root.
-func testSpec(db string, tables, size uint32) *oltpv1.Spec {
+func testSpec(t testing.TB, db string, tables, size uint32) *oltpv1.Spec {
+	t.Helper()
 	user := "root"
-	pw, err := testServer().Password()
+	pw, err := testServer(t).Password()
 	if err != nil {
-		panic(err)
+		t.Fatal(err)
 	}
 	return &oltpv1.Spec{Tables: &tables, TableSize: &size, RandSeed: 42,
-		Connection: &oltpv1.Connection{Socket: testServer().Socket(), User: &user, Db: &db, Password: pw}}
+		Connection: &oltpv1.Connection{Socket: testServer(t).Socket(), User: &user, Db: &db, Password: pw}}
 }
 
 func u32p(v uint32) *uint32 { return &v }
@@ -109,8 +113,8 @@ func prepared(t *testing.T, s *oltpv1.Spec) Options {
 // adminConn is a root connection to db ("" for none), closed at cleanup.
 func adminConn(t *testing.T, db string) *conn {
 	t.Helper()
-	pw, _ := testServer().Password()
-	c, err := dial(context.Background(), ConnOptions{Socket: testServer().Socket(), User: "root", Password: pw, DB: db}, db != "")
+	pw, _ := testServer(t).Password()
+	c, err := dial(context.Background(), ConnOptions{Socket: testServer(t).Socket(), User: "root", Password: pw, DB: db}, db != "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,9 @@ import (
 // (--db-ps-mode=disable): the tables must hold the same rows, including
 // the shorter last batch of each chunk.
 func TestPreparedAndTextLoadsAreIdentical(t *testing.T) {
-	ps := testSpec("wp_load_ps", 2, 2*bulkRows+345)
+	ps := testSpec(t, "wp_load_ps", 2, 2*bulkRows+345)
 	ps.Threads = u32p(8) // two chunks per table: four writers
-	text := testSpec("wp_load_text", 2, 2*bulkRows+345)
+	text := testSpec(t, "wp_load_text", 2, 2*bulkRows+345)
 	text.Threads, text.UseTextProtocol = u32p(8), true
 	a, b := prepared(t, ps), prepared(t, text)
 	if len(chunks(a)) != 4 {
@@ -51,7 +51,7 @@ func TestLoadSpeaksTheTablesCharset(t *testing.T) {
 	admin := adminConn(t, "")
 	for _, tt := range tests {
 		t.Run(tt.charset, func(t *testing.T) {
-			s := testSpec("wp_charset_"+tt.charset, 1, 50)
+			s := testSpec(t, "wp_charset_"+tt.charset, 1, 50)
 			o := mustOptions(t, s)
 			db := quoteIdent(o.Conn.DB)
 			for _, q := range []string{"DROP DATABASE IF EXISTS " + db, "CREATE DATABASE " + db + " CHARACTER SET " + tt.charset} {

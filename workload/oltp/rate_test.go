@@ -14,7 +14,7 @@ import (
 // it; measured from the actual start (uncorrected) it touches only the
 // few that were in flight.
 func TestRateModeCorrectsForStall(t *testing.T) {
-	s := testSpec("wp_rate", 2, 1000)
+	s := testSpec(t, "wp_rate", 2, 1000)
 	s.Threads, s.TimeSeconds, s.Rate = u32p(2), u32p(4), 200
 	o := prepared(t, s)
 	lock := adminConn(t, "")
@@ -60,7 +60,7 @@ func TestRateModeCorrectsForStall(t *testing.T) {
 // TestCancelUnblocksStalledRun cancels a run whose threads wait on a
 // global read lock: it must return within a second.
 func TestCancelUnblocksStalledRun(t *testing.T) {
-	s := testSpec("wp_cancel", 1, 100)
+	s := testSpec(t, "wp_cancel", 1, 100)
 	s.Threads, s.TimeSeconds = u32p(2), u32p(60)
 	o := prepared(t, s)
 	lock := adminConn(t, "")

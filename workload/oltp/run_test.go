@@ -45,7 +45,7 @@ func TestTransactionMix(t *testing.T) {
 }
 
 func testTransactionMix(t *testing.T, text bool, executes int64) {
-	s := testSpec("wp_mix", 3, 2000)
+	s := testSpec(t, "wp_mix", 3, 2000)
 	s.Threads, s.Events, s.TimeSeconds, s.UseTextProtocol = u32p(4), 400, u32p(0), text
 	o := prepared(t, s)
 	admin := adminConn(t, "")
@@ -110,7 +110,7 @@ func itoa(n int) string { return string(appendInt(nil, n)) }
 // transaction is rolled back, retried (a new attempt for the hook),
 // commits, and the error is counted as ignored.
 func TestDeadlockIsRetriedAndCounted(t *testing.T) {
-	s := testSpec("wp_deadlock", 2, 1000)
+	s := testSpec(t, "wp_deadlock", 2, 1000)
 	o := prepared(t, s)
 	o.Tables, o.Threads = 1, 1 // the client stays off sbtest2, where the deadlock happens
 	other := adminConn(t, o.Conn.DB)
@@ -167,17 +167,17 @@ func TestDeadlockIsRetriedAndCounted(t *testing.T) {
 // TestReconnectAfterKillAndRestart kills the server mid-run and starts it
 // again: the run keeps going, counts reconnects, and ends on time.
 func TestReconnectAfterKillAndRestart(t *testing.T) {
-	s := testSpec("wp_reconnect", 2, 1000)
+	s := testSpec(t, "wp_reconnect", 2, 1000)
 	s.Threads, s.TimeSeconds = u32p(4), u32p(5)
 	o := prepared(t, s)
 	go func() {
 		time.Sleep(1500 * time.Millisecond)
-		if err := testServer().Kill(); err != nil {
+		if err := testServer(t).Kill(); err != nil {
 			t.Error(err)
 			return
 		}
 		time.Sleep(500 * time.Millisecond)
-		if err := testServer().Start(context.Background()); err != nil {
+		if err := testServer(t).Start(context.Background()); err != nil {
 			t.Error(err)
 		}
 	}()
@@ -194,7 +194,7 @@ func TestReconnectAfterKillAndRestart(t *testing.T) {
 		t.Errorf("reconnects %d, transactions %d; want >= 1 reconnect and progress", sum.Reconnects, sum.Transactions)
 	}
 	t.Logf("transactions %d, reconnects %d, ignored errors %d", sum.Transactions, sum.Reconnects, sum.IgnoredErrors)
-	if !testServer().Running() {
+	if !testServer(t).Running() {
 		t.Fatal("server not restarted")
 	}
 	assertRowCounts(t, o)
@@ -204,7 +204,7 @@ func TestReconnectAfterKillAndRestart(t *testing.T) {
 // its own) writes sysbench's --report-interval lines on env.Progress and
 // keeps its lines and statistics for the phase summary (JSON).
 func TestWorkerShowsReportIntervalLines(t *testing.T) {
-	s := testSpec("wp_interval_lines", 1, 500)
+	s := testSpec(t, "wp_interval_lines", 1, 500)
 	s.TimeSeconds, s.ReportIntervalSeconds = u32p(2), 1
 	prepared(t, s)
 	w, err := NewFromSpec(s)

@@ -8,7 +8,7 @@ import (
 )
 
 func TestPrepareSchemaAndData(t *testing.T) {
-	s := testSpec("wp_schema", 2, 3000)
+	s := testSpec(t, "wp_schema", 2, 3000)
 	s.Threads = u32p(3)
 	o := prepared(t, s)
 	c := adminConn(t, o.Conn.DB)
@@ -50,7 +50,7 @@ func TestPrepareSchemaAndData(t *testing.T) {
 }
 
 func TestPrepareTwiceSaysCleanupFirst(t *testing.T) {
-	o := prepared(t, testSpec("wp_twice", 1, 10))
+	o := prepared(t, testSpec(t, "wp_twice", 1, 10))
 	err := Prepare(t.Context(), o, envQuiet())
 	if err == nil || !strings.Contains(err.Error(), "already exists") || !strings.Contains(err.Error(), "cleanup") {
 		t.Errorf("second Prepare = %v; want 'already exists ... run the cleanup phase first'", err)

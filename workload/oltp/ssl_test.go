@@ -23,13 +23,13 @@ import (
 // offers TLS (a second server with a certificate made here) is refused,
 // saying why, before anything is sent.
 func TestMySQLSSL(t *testing.T) {
-	pw, _ := testServer().Password()
-	plain := ConnOptions{Socket: testServer().Socket(), User: "root", Password: pw, SSL: true}
+	pw, _ := testServer(t).Password()
+	plain := ConnOptions{Socket: testServer(t).Socket(), User: "root", Password: pw, SSL: true}
 	if err := checkSSL(t.Context(), plain); err != nil {
 		t.Fatalf("checkSSL on a server without TLS = %v; want nil", err)
 	}
 	// The shared server again, restarted with a certificate, then as it was.
-	in := testServer()
+	in := testServer(t)
 	cert, key := writeCert(t, reachableTempDir(t))
 	ctx := context.Background()
 	was := in.Settings()

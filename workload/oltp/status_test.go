@@ -9,7 +9,7 @@ import (
 // beside the load and leaves it in the Recorder's gauges, so it rides on
 // the intervals (the worker cannot read MySQL itself).
 func TestRunSetsInnoDBGauges(t *testing.T) {
-	s := testSpec("wp_status", 1, 500)
+	s := testSpec(t, "wp_status", 1, 500)
 	s.Threads, s.TimeSeconds = u32p(2), u32p(2)
 	o := prepared(t, s)
 	_, rec, err := runFor(t, t.Context(), o)
