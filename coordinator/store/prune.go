@@ -16,9 +16,11 @@ import (
 // intervals, totals and the run records stay. Runs in flight are never
 // touched. It returns the ids of the runs pruned, oldest first.
 //
-// Per-worker snapshots are most of a fleet's store (about 5.4 MB per
-// interval at 1,000 workers against a few KB merged); bbolt reuses the
-// pages freed, so the file stops growing, and Compact shrinks it.
+// Per-worker snapshots are most of a fleet's store (measured at 1,000
+// workers: 4.1 MB of file per 1 s interval, a 4 KiB page per snapshot,
+// against 45 KB merged; 16.2 MB per worker-hour in all, ~0.2 MB once
+// pruned); bbolt reuses the pages freed, so the file stops growing, and
+// Compact shrinks it.
 func (s *Store) PruneWorkerIntervals(keep int, now time.Time) ([]string, error) {
 	if keep < 0 {
 		return nil, fmt.Errorf("prune: keep %d: want >= 0", keep)
