@@ -17,8 +17,9 @@ import (
 
 // Next-operation kinds; dirRead and dirWrite double as op values.
 const (
-	opSync = 3
-	opDone = 4
+	opSync   = 3
+	opDone   = 4
+	opVerify = 5 // verify_backlog: read back the blocks written since the last one
 )
 
 // clone is one running copy of a job (numjobs makes several). All of its
@@ -206,6 +207,9 @@ func (c *clone) nextOp() (op int, off, n uint64) {
 	}
 	if c.syncDue() {
 		return opSync, 0, 0
+	}
+	if c.verify != nil && c.verify.backlogDue() {
+		return opVerify, 0, 0
 	}
 	d := c.gen.dir()
 	if c.rate.on {

@@ -126,6 +126,20 @@ func (c *clone) fill(a *aioState) (bool, error) {
 				return false, err
 			}
 			continue
+		case opVerify:
+			// the blocks are read back once their writes completed
+			if err := c.submit(a); err != nil {
+				return false, err
+			}
+			for a.inflight > 0 {
+				if err := c.reap(a); err != nil {
+					return false, err
+				}
+			}
+			if err := c.verifyBacklog(); err != nil {
+				return false, err
+			}
+			continue
 		case dirTrim:
 			if err := c.submit(a); err != nil {
 				return false, err

@@ -93,6 +93,14 @@ func (q *offloadQueue) fill() (bool, error) {
 				return false, err
 			}
 			continue
+		case opVerify:
+			if err := q.drain(); err != nil {
+				return false, err
+			}
+			if err := c.verifyBacklog(); err != nil {
+				return false, err
+			}
+			continue
 		}
 		if c.rate.until > 0 {
 			if err := q.drain(); err != nil {

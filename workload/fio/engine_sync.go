@@ -29,6 +29,11 @@ func (c *clone) runSync() error {
 				return err
 			}
 			continue
+		case opVerify:
+			if err := c.verifyBacklog(); err != nil {
+				return err
+			}
+			continue
 		}
 		if c.rate.until > 0 {
 			// As in fio, the rate wait is not latency: lat starts when

@@ -77,6 +77,20 @@ func (c *clone) fillUring(u *uringState) (bool, error) {
 		if op == opDone {
 			return true, nil
 		}
+		if op == opVerify {
+			if err := c.submitUring(u); err != nil {
+				return false, err
+			}
+			for u.inflight > 0 {
+				if err := c.reapUring(u); err != nil {
+					return false, err
+				}
+			}
+			if err := c.verifyBacklog(); err != nil {
+				return false, err
+			}
+			continue
+		}
 		if op == dirTrim {
 			if err := c.submitUring(u); err != nil {
 				return false, err

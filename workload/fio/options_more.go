@@ -37,7 +37,6 @@ var refusedEngines = map[string]string{
 var refused = map[string]string{
 	"write_iolog":            "I/O logs for replay are not written",
 	"read_iolog":             "replaying I/O logs is not supported",
-	"verify_backlog":         "verification runs after the write phase (do_verify), not interleaved",
 	"verify_async":           "verification runs in the job's own thread",
 	"verify_pattern":         "only checksum verification (verify=md5, crc32c, ...) is supported",
 	"experimental_verify":    "only verification from stored headers is supported",

@@ -51,7 +51,14 @@ type verifier struct {
 	failures int
 	first    error
 	sum      [64]byte // checksum scratch
+	// backlog (verify_backlog=N): the start blocks written since the last
+	// read-back, read back every N.
+	backlog []uint64
+	every   int
 }
+
+// backlogDue reports whether verify_backlog's N blocks are waiting.
+func (v *verifier) backlogDue() bool { return v.every > 0 && len(v.backlog) >= v.every }
 
 // sumLength is the checksum size of each kind; 0 for meta (header only).
 func sumLength(k fiov1.Verify) (int, error) {
@@ -101,6 +108,10 @@ func newVerifier(c *clone) (*verifier, error) {
 	}
 	if c.does(dirWrite) {
 		v.lens = make([]uint32, c.gen.blocks)
+		if j.VerifyBacklog > 0 {
+			v.every = int(min(j.VerifyBacklog, uint64(c.gen.blocks)+1))
+			v.backlog = make([]uint64, 0, v.every)
+		}
 	}
 	return v, nil
 }
@@ -175,6 +186,9 @@ func (v *verifier) stamp(buf []byte, off, rel uint64) {
 	}
 	if b < uint64(len(v.lens)) {
 		v.lens[b] = uint32(len(buf))
+		if v.every > 0 {
+			v.backlog = append(v.backlog, b)
+		}
 	}
 }
 
@@ -220,11 +234,10 @@ func (v *verifier) check(buf []byte, off uint64) error {
 }
 
 // verifyPass reads back every block the clone wrote (fio's do_verify),
-// in offset order, with blocking preads, and accounts them as reads.
+// in offset order, with blocking preads, and accounts them as reads;
+// blocks verify_backlog already read back are not read again, as in fio.
 func (c *clone) verifyPass() error {
 	v := c.verify
-	buf := c.bufs.buf(0, c.job.Bs)
-	c.prioIdx = 0 // the read-back carries the job's own priority
 	for b, l := range v.lens {
 		if l == 0 {
 			continue
@@ -232,18 +245,48 @@ func (c *clone) verifyPass() error {
 		if c.stop.Load() {
 			return nil
 		}
-		off := c.offset + uint64(b)*v.gran
-		p := buf[:l]
-		start := c.now()
-		n, err := unix.Pread(c.fd, p, int64(off))
-		end := c.now()
-		if err != nil {
-			return c.ioError(dirRead, off, uint64(l), err)
+		if err := c.verifyBlock(uint64(b)); err != nil {
+			return err
 		}
-		c.complete(dirRead, start, start, end, int64(n), int64(l), off, false)
-		if err := v.check(p[:n], off); err != nil {
-			return fmt.Errorf("job %s: %w", c.job.Name, err)
+	}
+	return nil
+}
+
+// verifyBacklog reads back the blocks written since the last read-back
+// (verify_backlog=N): blocking preads from the job's thread, counted as
+// reads, each block then off the list do_verify's final pass reads.
+func (c *clone) verifyBacklog() error {
+	v := c.verify
+	for _, b := range v.backlog {
+		if err := c.verifyBlock(b); err != nil {
+			return err
 		}
+	}
+	v.backlog = v.backlog[:0]
+	return nil
+}
+
+// verifyBlock reads back and checks the extent written at start block b,
+// if it is still whole, and marks it verified.
+func (c *clone) verifyBlock(b uint64) error {
+	v := c.verify
+	l := v.lens[b]
+	if l == 0 {
+		return nil
+	}
+	v.lens[b] = 0
+	c.prioIdx = 0 // the read-back carries the job's own priority
+	off := c.offset + b*v.gran
+	p := c.bufs.buf(0, c.job.Bs)[:l]
+	start := c.now()
+	n, err := unix.Pread(c.fd, p, int64(off))
+	end := c.now()
+	if err != nil {
+		return c.ioError(dirRead, off, uint64(l), err)
+	}
+	c.complete(dirRead, start, start, end, int64(n), int64(l), off, false)
+	if err := v.check(p[:n], off); err != nil {
+		return fmt.Errorf("job %s: %w", c.job.Name, err)
 	}
 	return nil
 }
