@@ -6,6 +6,8 @@
 #   make proto   regenerate the Go code beside the .proto files.
 #   make bpf     recompile the eBPF programs (telemetry/blocktrace) with bpf2go.
 #   make build   build ./writepath.
+#   make screenshots  regenerate docs/screenshots/report-*.png: each kind of HTML
+#                report rendered in headless Chromium (TestReportRendersInChromium).
 
 SHELL := /bin/bash
 export GOFLAGS := -buildvcs=false
@@ -34,7 +36,7 @@ FUZZTIME ?= 10s
 # minimized, for this long.
 FUZZMINTIME ?= 2s
 
-.PHONY: all build test deps services tools proto bpf lint vet unit netns fuzz bench clean
+.PHONY: all build test deps services tools proto bpf lint vet unit netns fuzz bench clean screenshots
 
 all: build
 
@@ -102,6 +104,10 @@ test: deps services tools lint vet unit netns fuzz
 
 bench:
 	@ls bench/*.sh
+
+screenshots:
+	mkdir -p docs/screenshots
+	WRITEPATH_SCREENSHOTS=$(CURDIR)/docs/screenshots go test ./report -run '^TestReportRendersInChromium$$' -count=1
 
 clean:
 	rm -rf writepath .tools

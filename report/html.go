@@ -49,6 +49,24 @@ type Run struct {
 	// under the throughput chart.
 	Disk  []Series
 	Notes []string // matched log lines, warnings
+	// Timeline is a crash run's restart per round, drawn as the phases
+	// from the kill to the first commit.
+	Timeline []TimelineRound
+}
+
+// TimelineRound is one crash round's restart: its points in order (kill,
+// process start, recovery start, redo applied, ready, first commit) as
+// milliseconds after the kill; a point the restart never reached is
+// absent.
+type TimelineRound struct {
+	Round  int
+	Points []TimelinePoint
+}
+
+// TimelinePoint is one moment of a restart.
+type TimelinePoint struct {
+	Name string
+	Ms   float64
 }
 
 // HostRow is one host knob on one target of one worker, as the run set
@@ -99,6 +117,25 @@ type Campaign struct {
 	Runs  []Run  // optional: runs to draw below the table
 }
 
+// jsonCampaign is what the page's script reads of a campaign: the table
+// for its charts and the table's text as the text table prints it (the
+// same columns per kind, the same telemetry columns).
+type jsonCampaign struct {
+	Table campaign.Table
+	Unit  string
+	Head  []string
+	Rows  [][]string
+}
+
+func campaignJSON(c Campaign) jsonCampaign {
+	cols := columns(c.Table, c.Unit)
+	j := jsonCampaign{Table: c.Table, Unit: c.Unit, Head: header(c.Table, c.Unit)}
+	for _, r := range c.Table.Rows {
+		j.Rows = append(j.Rows, cells(c.Table, r, cols))
+	}
+	return j
+}
+
 // jsonRun is what the page's script reads.
 type jsonRun struct {
 	ID, Title, Kind, State, Started string
@@ -106,10 +143,11 @@ type jsonRun struct {
 	Ops                             []jsonOp
 	Workers                         []WorkerRow
 	Devices, InnoDB                 []Series
-	Block, Syscalls                 []Series      `json:",omitempty"`
-	Evidence                        []EvidenceRow `json:",omitempty"`
-	Host                            []HostRow     `json:",omitempty"`
-	Disk                            []Series      `json:",omitempty"`
+	Block, Syscalls                 []Series        `json:",omitempty"`
+	Evidence                        []EvidenceRow   `json:",omitempty"`
+	Host                            []HostRow       `json:",omitempty"`
+	Disk                            []Series        `json:",omitempty"`
+	Timeline                        []TimelineRound `json:",omitempty"`
 	Notes                           []string
 }
 
@@ -130,11 +168,22 @@ func WriteRunHTML(w io.Writer, r Run) error {
 // WriteCampaignHTML writes a self-contained HTML report of a campaign: the
 // cell x group bar chart with the rounds' spread, the table, and any runs.
 func WriteCampaignHTML(w io.Writer, c Campaign) error {
-	runs := make([]jsonRun, 0, len(c.Runs))
-	for _, r := range c.Runs {
-		runs = append(runs, toJSON(r))
+	return WriteCampaignsHTML(w, "campaign "+c.Table.Campaign, []Campaign{c})
+}
+
+// WriteCampaignsHTML writes one report of several campaigns (the
+// quickstart's): each campaign's charts and table, then every campaign's
+// runs.
+func WriteCampaignsHTML(w io.Writer, title string, cs []Campaign) error {
+	var camps []jsonCampaign
+	runs := []jsonRun{}
+	for _, c := range cs {
+		camps = append(camps, campaignJSON(c))
+		for _, r := range c.Runs {
+			runs = append(runs, toJSON(r))
+		}
 	}
-	return render(w, "campaign "+c.Table.Campaign, map[string]any{"campaign": c.Table, "unit": c.Unit, "runs": runs})
+	return render(w, title, map[string]any{"campaigns": camps, "runs": runs})
 }
 
 func render(w io.Writer, title string, data any) error {
@@ -157,7 +206,7 @@ var distPercentiles = []float64{0, 10, 20, 30, 40, 50, 55, 60, 65, 70, 75, 80, 8
 func toJSON(r Run) jsonRun {
 	j := jsonRun{ID: r.ID, Title: r.Title, Kind: r.Kind, State: r.State,
 		IntervalS: r.Interval.Seconds(), Workers: r.Workers, Devices: r.Devices, InnoDB: r.InnoDB, Host: r.Host, Notes: r.Notes,
-		Block: r.Block, Syscalls: r.Syscalls, Evidence: r.Evidence, Disk: r.Disk}
+		Block: r.Block, Syscalls: r.Syscalls, Evidence: r.Evidence, Disk: r.Disk, Timeline: r.Timeline}
 	if !r.Started.IsZero() {
 		j.Started = r.Started.UTC().Format(time.RFC3339)
 	}

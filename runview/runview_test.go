@@ -80,8 +80,8 @@ func TestRunConvertsTelemetry(t *testing.T) {
 	if len(want) > 0 {
 		t.Errorf("device series missing: %v (have %d series)", want, len(got.Devices))
 	}
-	if len(got.InnoDB) != 2 || got.InnoDB[0].Name != "w1:innodb.pages_dirty" || got.InnoDB[1].Values[1] != 0 {
-		t.Errorf("innodb series = %+v; want w1 and w2 pages_dirty, no threads", got.InnoDB)
+	if len(got.InnoDB) != 2 || got.InnoDB[0].Name != "w1:dirty pages" || got.InnoDB[0].Unit != "pages" || got.InnoDB[1].Values[1] != 0 {
+		t.Errorf("innodb series = %+v; want w1 and w2 dirty pages (a level, in pages), no threads", got.InnoDB)
 	}
 }
 

@@ -3,7 +3,6 @@ package runview
 import (
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/writepath/writepath/client"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
@@ -47,10 +46,24 @@ func telemetrySeries(ivs []*writepathv1.MergedInterval, t []float64) (devices, i
 					dp.at(who+name, u)[k] = values[name]
 				}
 			}
-			for _, name := range slices.Sorted(maps.Keys(wt.GetGauges())) {
-				v := wt.GetGauges()[name]
-				if strings.HasPrefix(name, "innodb.") || name == "checkpoint_age" || name == "pages_dirty" {
-					gauges.at(who+name, gaugeUnit(name))[k] = float64(v)
+		}
+	}
+	// InnoDB: counters as rates over each interval, levels as levels, each
+	// with its unit (client.InnoDBMetrics), never an LSN beside page counts.
+	for _, g := range client.GaugesByWorker(ivs) {
+		who := ""
+		if multi {
+			who = g.Worker + ":"
+		}
+		for _, m := range client.InnoDBMetrics {
+			if !m.Has(g) {
+				continue
+			}
+			vals, ok := m.PerInterval(g)
+			dst := gauges.at(who+m.Title, m.Unit)
+			for k := range vals {
+				if ok[k] {
+					dst[k] = vals[k]
 				}
 			}
 		}
@@ -61,13 +74,6 @@ func telemetrySeries(ivs []*writepathv1.MergedInterval, t []float64) (devices, i
 // diskUnits are package diskprofile's telemetry values.
 // The balance is charted as a share of the bucket, on its own axis.
 var diskUnits = map[string]string{"disk.credits_pct": "%", "disk.cap_iops": "IOPS", "disk.cap_mbps": "MB/s"}
-
-func gaugeUnit(name string) string {
-	if strings.HasSuffix(name, "_bytes") || name == "checkpoint_age" {
-		return "bytes"
-	}
-	return ""
-}
 
 // seriesSet builds named series on one grid, in first-seen order.
 type seriesSet struct {

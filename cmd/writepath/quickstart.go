@@ -220,23 +220,19 @@ func writeCrashSummaries(ctx context.Context, w io.Writer, src client.Source, re
 	return nil
 }
 
-// writeReport draws the first campaign's chart and table and every
-// campaign's runs.
+// writeReport draws every campaign (its charts and table, a crash
+// campaign's recovery and restart timelines) and every campaign's runs.
 func (o *quickstartOptions) writeReport(ctx context.Context, c *client.Client, recs []*writepathv1.Campaign) error {
-	var all report.Campaign
+	var all []report.Campaign
 	var names []string
-	for i, rec := range recs {
+	for _, rec := range recs {
 		rc, err := campaignReport(ctx, c, rec, nil)
 		if err != nil {
 			return err
 		}
-		if i == 0 {
-			all = rc
-		} else {
-			all.Runs = append(all.Runs, rc.Runs...)
-		}
+		all = append(all, rc)
 		names = append(names, rec.GetPlan().GetName())
 	}
-	all.Table.Campaign = "quickstart (" + strings.Join(names, ", ") + ")"
-	return writeHTMLFile(o.out, func(f *os.File) error { return report.WriteCampaignHTML(f, all) })
+	title := "quickstart (" + strings.Join(names, ", ") + ")"
+	return writeHTMLFile(o.out, func(f *os.File) error { return report.WriteCampaignsHTML(f, title, all) })
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -38,5 +39,18 @@ func TestQuickstartShort(t *testing.T) {
 		t.Errorf("store not kept: %v", err)
 	}
 	chromium := testenv.Chromium(t)
-	checkRendered(t, chromium, html, []string{"campaign-bars", "r0-throughput", "r2-throughput", "r4-throughput"})
+	// Every campaign charted (issue 21): fio's and oltp's medians, the crash
+	// campaign's recovery bars, its run's restart timeline.
+	checkRendered(t, chromium, html, []string{"campaign-bars", "campaign1-bars", "campaign2-recovery", "campaign-col0", "campaign2-col0",
+		"r0-throughput", "r2-throughput", "r4-throughput", "r4-timeline", "r0-workers-p99", "r2-innodb-0"})
+	dom := headless(t, chromium, html, "--dump-dom")
+	if m := regexp.MustCompile(`data-errors="([^"]*)"`).FindStringSubmatch(dom); m != nil {
+		t.Errorf("the report logged errors: %s", m[1])
+	}
+	for _, want := range []string{`data-campaign="quickstart-fio"`, `data-campaign="quickstart-oltp"`, `data-campaign="quickstart-crash"`,
+		"local recovery</th>", "local kill&gt;commit</th>", "local verdict</th>"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
 }

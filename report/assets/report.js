@@ -26,8 +26,25 @@
     return tr;
   }
 
+  // axisUnits lists, per value axis, its name and the units of the series
+  // drawn on it (each series says its unit): one unit per axis is the
+  // rule, and the browser test reads it back from data-axes.
+  function axisUnits(option) {
+    var horizontal = option.yAxis && !Array.isArray(option.yAxis) && option.yAxis.type === "category";
+    var axes = [].concat(horizontal ? option.xAxis : option.yAxis);
+    var out = axes.map(function (a) { return { name: (a && a.name) || "", units: [] }; });
+    (option.series || []).forEach(function (s) {
+      if (s.type === "custom") return; // the rounds' spread, drawn on its bars' axis
+      var a = out[(horizontal ? s.xAxisIndex : s.yAxisIndex) || 0];
+      var u = s.unit === undefined ? "?" : s.unit;
+      if (a && a.units.indexOf(u) < 0) a.units.push(u);
+    });
+    return out;
+  }
+
   function chart(parent, id, option, points) {
     var div = el("div", { "class": "chart", id: id, "data-chart": id });
+    div.setAttribute("data-axes", JSON.stringify(axisUnits(option)));
     parent.appendChild(div);
     var c = echarts.init(div, null, { renderer: "canvas" });
     c.on("finished", function () { div.setAttribute("data-points", String(points)); });
@@ -37,14 +54,6 @@
     c.setOption(option);
     charts.push(c);
     return c;
-  }
-
-  // latency prints nanoseconds in the unit that keeps three digits: a
-  // buffered write's 2 µs must not read "0.00 ms".
-  function latency(ns) {
-    if (ns >= 1e6) return (ns / 1e6).toFixed(ns >= 1e8 ? 0 : 2) + " ms";
-    if (ns >= 1e3) return (ns / 1e3).toFixed(ns >= 1e5 ? 0 : 1) + " µs";
-    return ns + " ns";
   }
 
   function zip(t, v) {
@@ -61,9 +70,11 @@
 
   function timeChart(parent, id, title, unit, series, logY) {
     if (count(series) === 0) return;
+    series.forEach(function (s) { if (s.unit === undefined) s.unit = unit; });
     chart(parent, id, {
       title: { text: title, left: 8, textStyle: { fontSize: 14 } },
-      legend: { top: 24, right: 8 },
+      legend: { top: 24, right: 8, type: "scroll", left: 160 },
+      tooltip: { trigger: "axis", valueFormatter: function (v) { return (typeof v === "number" ? +v.toPrecision(4) : v) + (unit ? " " + unit : ""); } },
       xAxis: { type: "value", name: "s", min: "dataMin" },
       yAxis: { type: logY ? "log" : "value", name: unit, scale: true },
       series: series
@@ -77,7 +88,7 @@
     ops.forEach(function (o) {
       if (!o.Dist) return;
       series.push({
-        name: o.Name, type: "line", showSymbol: true, symbolSize: 4,
+        name: o.Name, type: "line", showSymbol: true, symbolSize: 4, unit: "ms",
         data: o.Dist.filter(function (d) { return d[0] < 100; })
           .map(function (d) { return [1 / (1 - d[0] / 100), d[1]]; })
       });
@@ -89,6 +100,7 @@
       tooltip: { trigger: "axis", valueFormatter: function (v) { return v.toFixed(3) + " ms"; } },
       xAxis: {
         type: "log", min: 1, max: 100000,
+        name: "percentile", nameLocation: "middle", nameGap: 28,
         axisLabel: { formatter: function (x) { return (100 - 100 / x).toPrecision(6).replace(/\.?0+$/, "") + "%"; } }
       },
       yAxis: { type: "value", name: "ms" },
@@ -96,26 +108,68 @@
     }, count(series));
   }
 
+  // workersChart draws each worker's throughput and its p99 as two
+  // charts, each with its own labelled axes (one unit each).
   function workersChart(parent, id, workers) {
     if (!workers || workers.length === 0) return;
     var names = workers.map(function (w) { return w.Name; });
-    var series = [
-      { name: "ops/s", type: "bar", data: workers.map(function (w) { return w.Rate; }) },
-      { name: "p99 ms", type: "bar", yAxisIndex: 1, data: workers.map(function (w) { return w.P99Ms; }) }
-    ];
-    chart(parent, id, {
-      title: { text: "Per worker", left: 8, textStyle: { fontSize: 14 } },
-      legend: { top: 24, right: 8 },
-      xAxis: { type: "category", data: names },
-      yAxis: [{ type: "value", name: "ops/s" }, { type: "value", name: "p99 ms" }],
-      series: series
-    }, count(series));
+    [{ key: "", title: "Per worker: throughput", unit: "ops/s", get: function (w) { return w.Rate; } },
+     { key: "-p99", title: "Per worker: p99 latency", unit: "ms", get: function (w) { return w.P99Ms; } }].forEach(function (m) {
+      var series = [{ name: m.unit, type: "bar", unit: m.unit, data: workers.map(m.get) }];
+      chart(parent, id + m.key, {
+        title: { text: m.title, left: 8, textStyle: { fontSize: 14 } },
+        xAxis: { type: "category", data: names, name: "worker", nameLocation: "middle", nameGap: 26 },
+        yAxis: { type: "value", name: m.unit },
+        series: series
+      }, count(series));
+    });
   }
 
+  // panel draws a list of series as small multiples: one chart per unit,
+  // so IOPS, KiB/s, ms and % never share an axis. Ids are id-0, id-1...
   function panel(parent, id, title, list) {
     if (!list || list.length === 0) return;
-    var series = list.map(function (s) { return line(s.Name + (s.Unit ? " (" + s.Unit + ")" : ""), s.T, s.Values); });
-    timeChart(parent, id, title, "", series, false);
+    var byUnit = {}, units = [];
+    list.forEach(function (s) {
+      var u = s.Unit || "";
+      if (!byUnit[u]) { byUnit[u] = []; units.push(u); }
+      byUnit[u].push(s);
+    });
+    units.forEach(function (u, j) {
+      var series = byUnit[u].map(function (s) { return line(s.Name, s.T, s.Values); });
+      timeChart(parent, id + "-" + j, title + (u ? " — " + u : ""), u, series, false);
+    });
+  }
+
+  // timelineChart draws each crash round's restart as consecutive phases
+  // from the kill (ms): kill → process start → recovery start → redo
+  // applied → ready → first commit.
+  function timelineChart(parent, id, rounds) {
+    if (!rounds || rounds.length === 0) return;
+    var labels = rounds.map(function (r) { return "round " + r.Round; });
+    var phases = [], byName = {};
+    rounds.forEach(function (r, ri) {
+      var pts = r.Points || [];
+      for (var i = 1; i < pts.length; i++) {
+        var name = "→ " + pts[i].Name; // the phase that ends there
+        if (byName[name] === undefined) {
+          byName[name] = phases.length;
+          phases.push({ name: name, type: "bar", stack: "t", unit: "ms", data: rounds.map(function () { return 0; }),
+            label: { show: true, position: "inside", formatter: function (p) { return p.value >= 1 ? Math.round(p.value) : ""; } } });
+        }
+        phases[byName[name]].data[ri] = Math.max(0, pts[i].Ms - pts[i - 1].Ms);
+      }
+    });
+    if (count(phases) === 0) return;
+    chart(parent, id, {
+      title: { text: "Restart timeline per round: kill -9 → … (ms)", left: 8, textStyle: { fontSize: 14 } },
+      legend: { top: 24, left: 8, right: 8, type: "scroll" },
+      tooltip: { trigger: "axis", axisPointer: { type: "shadow" }, valueFormatter: function (v) { return v.toFixed(1) + " ms"; } },
+      grid: { left: 72, right: 24, top: 64, bottom: 44 },
+      yAxis: { type: "category", data: labels, inverse: true },
+      xAxis: { type: "value", name: "ms", nameLocation: "middle", nameGap: 26 },
+      series: phases
+    }, count(phases));
   }
 
   function renderRun(r, i) {
@@ -154,14 +208,7 @@
     root.appendChild(sec);
     var p = "r" + i + "-";
     timeChart(g, p + "throughput", "Throughput", "ops/s", ops.map(function (o) { return line(o.Name, o.T, o.Rate); }));
-    var byUnit = {}, units = [];
-    (r.Disk || []).forEach(function (s) {
-      if (!byUnit[s.Unit]) { byUnit[s.Unit] = []; units.push(s.Unit); }
-      byUnit[s.Unit].push(s);
-    });
-    units.forEach(function (u, j) {
-      panel(g, p + "disk" + j, u === "%" ? "Disk profile: credits left" : "Disk profile: cap in force (" + u + ")", byUnit[u]);
-    });
+    panel(g, p + "disk", "Disk profile (credits left %, cap in force)", r.Disk);
     var lat = [];
     ops.forEach(function (o) {
       lat.push(line(o.Name + " p50", o.T, o.P50), line(o.Name + " p99", o.T, o.P99), line(o.Name + " p99.9", o.T, o.P999));
@@ -169,6 +216,7 @@
     timeChart(g, p + "latency", "Latency over time", "ms", lat, true);
     distChart(g, p + "distribution", ops);
     workersChart(g, p + "workers", r.Workers);
+    timelineChart(g, p + "timeline", r.Timeline);
     panel(g, p + "iostat", "iostat -x", r.Devices);
     panel(g, p + "innodb", "InnoDB", r.InnoDB);
     panel(g, p + "block", "Block layer (per interval, merged over workers)", r.Block);
@@ -191,31 +239,25 @@
     if (r.Notes && r.Notes.length) sec.appendChild(el("pre", {}, r.Notes.join("\n")));
   }
 
-  function renderCampaign(t, unit) {
-    var sec = el("section", { "data-campaign": t.Campaign });
-    sec.appendChild(el("h2", {}, "Campaign " + t.Campaign + " — median " + unit + " per cell and group"));
-    root.appendChild(sec);
-    function rowLabel(r) { return r.Host ? r.Label + " [" + r.Host + "]" : r.Label; }
-    var labels = t.Rows.map(rowLabel);
-    var series = [];
-    t.Groups.forEach(function (g, gi) {
-      series.push({ name: g, type: "bar", data: t.Rows.map(function (r) { return r.Aggs[gi].Throughput; }) });
-    });
+  // barsWithSpread draws medians as bars (one series per entry of bars:
+  // {name, values, lo, hi}) over the cells, with each bar's min–max as an
+  // error bar.
+  function barsWithSpread(parent, id, title, unit, labels, bars) {
+    var series = bars.map(function (b) { return { name: b.name, type: "bar", unit: unit, data: b.values }; });
     var spread = [];
-    t.Groups.forEach(function (g, gi) {
-      t.Rows.forEach(function (r, ri) {
-        var a = r.Aggs[gi];
-        if (a.Rounds > 0) spread.push([ri, gi, a.ThroughputMin, a.ThroughputMax]);
+    bars.forEach(function (b, bi) {
+      b.values.forEach(function (v, ri) {
+        if (v !== null && b.lo && b.lo[ri] !== null) spread.push([ri, bi, b.lo[ri], b.hi[ri]]);
       });
     });
-    var n = t.Groups.length;
+    var n = bars.length;
     series.push({
-      name: "rounds min–max", type: "custom", z: 10, data: spread,
+      name: "min–max", type: "custom", z: 10, data: spread,
       renderItem: function (params, api) {
-        var ri = api.value(0), gi = api.value(1);
+        var ri = api.value(0), bi = api.value(1);
         var lo = api.coord([ri, api.value(2)]), hi = api.coord([ri, api.value(3)]);
         var band = api.size([1, 0])[0] * 0.8, w = band / n;
-        var x = lo[0] - band / 2 + w * (gi + 0.5);
+        var x = lo[0] - band / 2 + w * (bi + 0.5);
         var style = { stroke: "#1d2330", lineWidth: 1.5 };
         return { type: "group", children: [
           { type: "line", shape: { x1: x, y1: lo[1], x2: x, y2: hi[1] }, style: style },
@@ -224,40 +266,70 @@
         ] };
       }
     });
-    var g = el("div", { "class": "grid" });
-    sec.appendChild(g);
-    chart(g, "campaign-bars", {
-      title: { text: "Median " + unit + " (bars) and round spread", left: 8, textStyle: { fontSize: 14 } },
-      legend: { top: 24, right: 8 },
+    chart(parent, id, {
+      title: { text: title, left: 8, textStyle: { fontSize: 14 } },
+      legend: { top: 24, right: 8, type: "scroll", left: 160 },
+      tooltip: { trigger: "axis", valueFormatter: function (v) { return (typeof v === "number" ? +v.toPrecision(4) : v) + " " + unit; } },
       xAxis: { type: "category", data: labels, axisLabel: { interval: 0, rotate: labels.length > 4 ? 20 : 0 } },
       yAxis: { type: "value", name: unit },
       grid: { left: 64, right: 24, top: 56, bottom: 80 },
       series: series
     }, count(series));
-    var tab = el("table");
-    var head = ["cell"];
-    var dev = t.Rows.some(function (r) { return r.Aggs.some(function (a) { return a.DeviceP99 > 0; }); });
-    t.Groups.forEach(function (g) {
-      head.push(g + " " + unit, g + " p99");
-      if (dev) head.push(g + " dev p99");
-      head.push("Δ");
-    });
-    tab.appendChild(headRow(head));
-    t.Rows.forEach(function (r) {
-      var tr = el("tr");
-      tr.appendChild(el("td", {}, rowLabel(r)));
-      r.Aggs.forEach(function (a) {
-        tr.appendChild(el("td", {}, a.Rounds ? Math.round(a.Throughput) + " (" + Math.round(a.ThroughputMin) + "–" + Math.round(a.ThroughputMax) + ")" : "-"));
-        tr.appendChild(el("td", {}, a.Rounds ? latency(a.P99) : "-"));
-        if (dev) tr.appendChild(el("td", {}, a.DeviceP99 > 0 ? latency(a.DeviceP99) : "-"));
-        tr.appendChild(el("td", {}, r.Label === t.Baseline ? "base" : (a.Rounds ? a.DeltaPct.toFixed(1) + "%" : "-")));
+  }
+
+  var crashFigures = [["recovery_ms", "recovery"], ["start_to_query_ms", "start>query"], ["kill_to_commit_ms", "kill>commit"]];
+
+  // renderCampaign draws campaign k: the medians per cell and group with
+  // the rounds' spread (a crash campaign's recovery figures in ms, else
+  // throughput), one chart per telemetry column (its own unit), and the
+  // table as the text table prints it.
+  function renderCampaign(c, k) {
+    var t = c.Table, unit = c.Unit || "ops/s";
+    var p = k === 0 ? "campaign-" : "campaign" + k + "-";
+    var sec = el("section", { "data-campaign": t.Campaign });
+    sec.appendChild(el("h2", {}, "Campaign " + t.Campaign + (t.Kind ? " (" + t.Kind + ")" : "")));
+    root.appendChild(sec);
+    function rowLabel(r) { return r.Host ? r.Label + " [" + r.Host + "]" : r.Label; }
+    var labels = t.Rows.map(rowLabel);
+    function agg(gi, get) { return t.Rows.map(function (r) { var a = r.Aggs[gi]; return a.Rounds > 0 ? get(a) : null; }); }
+    function fig(a, key, f) { var x = (a.Figures || {})[key]; return x ? x[f] : null; }
+    var g = el("div", { "class": "grid" });
+    sec.appendChild(g);
+    var multi = t.Groups.length > 1;
+    if (t.Kind === "crash") {
+      var bars = [];
+      t.Groups.forEach(function (gn, gi) {
+        crashFigures.forEach(function (f) {
+          bars.push({ name: (multi ? gn + " " : "") + f[1],
+            values: agg(gi, function (a) { return fig(a, f[0], "Median"); }),
+            lo: agg(gi, function (a) { return fig(a, f[0], "Min"); }), hi: agg(gi, function (a) { return fig(a, f[0], "Max"); }) });
+        });
       });
+      barsWithSpread(g, p + "recovery", "Recovery per cell: median over crash rounds (bars), min–max", "ms", labels, bars);
+    } else {
+      barsWithSpread(g, p + "bars", "Median " + unit + " (bars) and round spread", unit, labels, t.Groups.map(function (gn, gi) {
+        return { name: gn, values: agg(gi, function (a) { return a.Throughput; }),
+          lo: agg(gi, function (a) { return a.ThroughputMin; }), hi: agg(gi, function (a) { return a.ThroughputMax; }) };
+      }));
+    }
+    (t.Columns || []).forEach(function (col, j) {
+      var u = col.Unit || "";
+      barsWithSpread(g, p + "col" + j, col.Key + " per cell (median over rounds)", u, labels, t.Groups.map(function (gn, gi) {
+        return { name: gn, values: agg(gi, function (a) { return fig(a, col.Key, "Median"); }),
+          lo: agg(gi, function (a) { return fig(a, col.Key, "Min"); }), hi: agg(gi, function (a) { return fig(a, col.Key, "Max"); }) };
+      }));
+    });
+    var tab = el("table", { "data-campaign-table": t.Campaign });
+    tab.appendChild(headRow(c.Head || []));
+    (c.Rows || []).forEach(function (cells) {
+      var tr = el("tr");
+      cells.forEach(function (v) { tr.appendChild(el("td", {}, v)); });
       tab.appendChild(tr);
     });
     sec.appendChild(tab);
   }
 
-  if (data.campaign) renderCampaign(data.campaign, data.unit || "ops/s");
+  (data.campaigns || []).forEach(renderCampaign);
   (data.runs || []).forEach(renderRun);
   // Charts were sized as the grid filled; size them to their final cells.
   charts.forEach(function (c) { c.resize(); });
