@@ -29,6 +29,9 @@ var rules = []rule{
 	{pkg: "workload/fio/...", ours: kindOurs("fio"), never: kindNever},
 	{pkg: "workload/oltp/...", ours: kindOurs("oltp"), never: kindNever},
 	{pkg: "workload/crash/...", ours: append(kindOurs("crash"), "workload/oltp/...", "proto/writepath/oltp/...", "powerloss"), never: kindNever},
+	// crash's subjects below the harness stand alone: reading error logs
+	// needs nothing of ours.
+	{pkg: "workload/crash/errlog", ours: []string{"workload/crash/errlog"}},
 	{pkg: "powerloss", ours: []string{"powerloss"}},
 	{pkg: "worker/...", ours: []string{"worker/...", "proto/writepath/v1", "workload", "hist", "beneath", "telemetry/diskstats", "telemetry/blockdev", "hostknob"},
 		never: []string{"database/sql", "go.etcd.io/bbolt"}},

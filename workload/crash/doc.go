@@ -46,19 +46,11 @@
 // # Timeline
 //
 // Error-log timestamps are coarse (MariaDB: whole seconds), so the restart's
-// log is tailed live (Tail) and every line is stamped with the moment the
-// harness read it; the log's own timestamps are kept as evidence. The
-// timeline is kill -> process start -> recovery start -> redo applied ->
-// ready for connections -> first successful COMMIT, and the recovery time
-// is first crash-recovery marker -> ready. Markers (Parser, Scanner) cover
-// MySQL 8 ([MY-012551], [MY-012552], checkpoint_lsn, "scanned up to",
-// "Apply batch completed" — which also appears on clean starts, so it means
-// something only after a recovery start) and MariaDB 10.11 ("Starting
-// crash recovery from checkpoint LSN=", "End of log at LSN=", "To recover:",
-// multi-batch recovery, rollback of recovered transactions, ready with the
-// port on the following "Version:" line, which may lack its newline). A
-// ready line on another port (0: an init server) does not count. The redo
-// span to replay is end-of-log LSN - checkpoint LSN.
+// log is tailed live (package errlog) and every line is stamped with the
+// moment the harness read it; the log's own timestamps are kept as
+// evidence. The timeline is kill -> process start -> recovery start -> redo
+// applied -> ready for connections -> first successful COMMIT, and the
+// recovery time is first crash-recovery marker -> ready.
 //
 // # Durability ledger
 //

@@ -2,6 +2,8 @@ package crash
 
 import (
 	"time"
+
+	"github.com/writepath/writepath/workload/crash/errlog"
 )
 
 // The modes a run names in Result.Mode.
@@ -71,10 +73,10 @@ type RoundResult struct {
 	DropCaches    DropCaches `json:"drop_caches"`
 	Timeline      Timeline   `json:"timeline"`
 	// Recovery is what the restart's error log said, with its lines.
-	Recovery Recovery     `json:"recovery"`
-	Ledger   *LedgerCheck `json:"ledger,omitempty"`
-	Tables   []TableCheck `json:"tables,omitempty"`
-	TablesOK bool         `json:"tables_ok"`
+	Recovery errlog.Recovery `json:"recovery"`
+	Ledger   *LedgerCheck    `json:"ledger,omitempty"`
+	Tables   []TableCheck    `json:"tables,omitempty"`
+	TablesOK bool            `json:"tables_ok"`
 	// Cut is what the power cut dropped and kept (power-loss modes).
 	Cut *PowerCut `json:"cut,omitempty"`
 	// Verdict is what the restarted server said about its data.
@@ -140,8 +142,8 @@ type Timeline struct {
 
 // fill sets the timeline's points from the restart's log and computes
 // the phases.
-func (t *Timeline) fill(r Recovery) {
-	at := func(ev *Event) time.Time {
+func (t *Timeline) fill(r errlog.Recovery) {
+	at := func(ev *errlog.Event) time.Time {
 		if ev == nil {
 			return time.Time{}
 		}

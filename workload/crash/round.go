@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/writepath/writepath/workload/crash/errlog"
 )
 
 // readyGrace bounds the wait for the ready line after the server already
@@ -156,7 +158,7 @@ func (h *harness) restart(ctx context.Context, rr *RoundResult) error {
 	defer stopProbe()
 	probed := make(chan probeResult, 1)
 	rr.logFrom = h.inst.ErrorLogSize()
-	tail := StartTail(ctx, h.inst.ErrorLogPath(), rr.logFrom, h.inst.Port(), h.inst.Socket())
+	tail := errlog.StartTail(ctx, h.inst.ErrorLogPath(), rr.logFrom, h.inst.Port(), h.inst.Socket())
 	go func() { probed <- probe(pctx, db) }()
 	rr.Timeline.Spawn = time.Now()
 	startErr := h.inst.Start(ctx)

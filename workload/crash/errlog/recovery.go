@@ -1,4 +1,4 @@
-package crash
+package errlog
 
 // Recovery is what the error log says about one server start: which
 // markers appeared, when they arrived, and the redo figures they carry.
