@@ -7,6 +7,7 @@ import (
 	"github.com/writepath/writepath/campaign"
 	"github.com/writepath/writepath/workload"
 	"github.com/writepath/writepath/workload/crash"
+	"github.com/writepath/writepath/workload/crash/ledger"
 )
 
 // TestCrashFiguresAreTheTables: every figure the crash kind reports is one
@@ -16,7 +17,7 @@ func TestCrashFiguresAreTheTables(t *testing.T) {
 		campaign.FigLost: true, campaign.FigCrashRounds: true, campaign.FigFailed: true, campaign.FigDamaged: true,
 		campaign.FigKnownGap: true, campaign.FigLoadTPS: true, campaign.FigLoadP99MS: true}
 	b, _ := json.Marshal(crash.Result{Rounds: []crash.RoundResult{{Round: 1, Load: crash.LoadStats{TPS: 1, P99MS: 1},
-		Timeline: crash.Timeline{RecoveryMS: 1, StartToQueryMS: 1, KillToCommitMS: 1}, Ledger: &crash.LedgerCheck{}}}})
+		Timeline: crash.Timeline{RecoveryMS: 1, StartToQueryMS: 1, KillToCommitMS: 1}, Ledger: &ledger.Check{}}}})
 	figs, err := crash.Figures(b)
 	if err != nil {
 		t.Fatal(err)

@@ -32,6 +32,7 @@ var rules = []rule{
 	// crash's subjects below the harness stand alone: reading error logs
 	// needs nothing of ours.
 	{pkg: "workload/crash/errlog", ours: []string{"workload/crash/errlog"}},
+	{pkg: "workload/crash/ledger", ours: []string{"workload/crash/ledger"}},
 	{pkg: "powerloss", ours: []string{"powerloss"}},
 	{pkg: "worker/...", ours: []string{"worker/...", "proto/writepath/v1", "workload", "hist", "beneath", "telemetry/diskstats", "telemetry/blockdev", "hostknob"},
 		never: []string{"database/sql", "go.etcd.io/bbolt"}},

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/writepath/writepath/workload/crash/ledger"
 )
 
 // TestFigures: a crash run's summary becomes the campaign table's figures,
@@ -11,8 +13,8 @@ import (
 // times, a point never reached gives no sample.
 func TestFigures(t *testing.T) {
 	res := Result{Rounds: []RoundResult{
-		{Round: 1, Load: LoadStats{TPS: 1000, P99MS: 4}, Timeline: Timeline{RecoveryMS: 1200, StartToQueryMS: 1500, KillToCommitMS: 1700}, Ledger: &LedgerCheck{LostAcknowledged: 0}},
-		{Round: 2, Timeline: Timeline{RecoveryMS: 900, StartToQueryMS: 1100}, Ledger: &LedgerCheck{LostAcknowledged: 3}},
+		{Round: 1, Load: LoadStats{TPS: 1000, P99MS: 4}, Timeline: Timeline{RecoveryMS: 1200, StartToQueryMS: 1500, KillToCommitMS: 1700}, Ledger: &ledger.Check{LostAcknowledged: 0}},
+		{Round: 2, Timeline: Timeline{RecoveryMS: 900, StartToQueryMS: 1100}, Ledger: &ledger.Check{LostAcknowledged: 3}},
 		{Round: 3, Failed: true, Timeline: Timeline{RecoveryMS: 5}},
 	}}
 	b, err := json.Marshal(res)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/writepath/writepath/mysqld"
 	"github.com/writepath/writepath/workload"
+	"github.com/writepath/writepath/workload/crash/ledger"
 	"github.com/writepath/writepath/workload/oltp"
 )
 
@@ -231,7 +232,7 @@ func (h *harness) prepareTables(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
-	if err := CreateLedger(ctx, db); err != nil {
+	if err := ledger.Create(ctx, db); err != nil {
 		return err
 	}
 	if _, err := db.ExecContext(ctx, probeDDL); err != nil {

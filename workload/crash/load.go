@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/writepath/writepath/workload"
+	"github.com/writepath/writepath/workload/crash/ledger"
 	"github.com/writepath/writepath/workload/oltp"
 )
 
@@ -18,7 +19,7 @@ const TxnOp = "trx"
 // writing a ledger row inside every transaction through a commit hook.
 type load struct {
 	o      oltp.Options
-	ledger *Ledger
+	ledger *ledger.Ledger
 	l      *oltp.Load
 	start  time.Time
 }
@@ -26,7 +27,7 @@ type load struct {
 // startLoad connects every thread and starts the transaction loops; they
 // run until ctx ends. A thread that cannot connect fails the round.
 func startLoad(ctx context.Context, o oltp.Options, rec *workload.Recorder, seed uint64) (*load, error) {
-	ld := &load{o: o, ledger: NewLedger(o.Threads)}
+	ld := &load{o: o, ledger: ledger.New(o.Threads)}
 	l, err := oltp.StartLoad(ctx, o, rec, seed, ld.hook())
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
@@ -38,7 +39,7 @@ func startLoad(ctx context.Context, o oltp.Options, rec *workload.Recorder, seed
 // hook writes the ledger row (thread, seq) inside every transaction and
 // records the seq as acknowledged when COMMIT returned OK.
 func (ld *load) hook() *oltp.CommitHook {
-	return &oltp.CommitHook{SQL: LedgerInsert, Client: func(i int) oltp.CommitCallbacks {
+	return &oltp.CommitHook{SQL: ledger.Insert, Client: func(i int) oltp.CommitCallbacks {
 		t := ld.ledger.Thread(i)
 		var seq uint64 // owned by client i's goroutine
 		return oltp.CommitCallbacks{

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/writepath/writepath/workload/crash/errlog"
+	"github.com/writepath/writepath/workload/crash/ledger"
 )
 
 // The modes a run names in Result.Mode.
@@ -74,7 +75,7 @@ type RoundResult struct {
 	Timeline      Timeline   `json:"timeline"`
 	// Recovery is what the restart's error log said, with its lines.
 	Recovery errlog.Recovery `json:"recovery"`
-	Ledger   *LedgerCheck    `json:"ledger,omitempty"`
+	Ledger   *ledger.Check   `json:"ledger,omitempty"`
 	Tables   []TableCheck    `json:"tables,omitempty"`
 	TablesOK bool            `json:"tables_ok"`
 	// Cut is what the power cut dropped and kept (power-loss modes).
@@ -82,9 +83,9 @@ type RoundResult struct {
 	// Verdict is what the restarted server said about its data.
 	Verdict Verdict `json:"verdict"`
 
-	ledger    *Ledger   // what the load's commits acknowledged
-	logFrom   int64     // error-log offset where the restart began; -1 before
-	loadStart time.Time // when the load's transactions began
+	ledger    *ledger.Ledger // what the load's commits acknowledged
+	logFrom   int64          // error-log offset where the restart began; -1 before
+	loadStart time.Time      // when the load's transactions began
 }
 
 // LoadStats is the OLTP load of one round, up to the kill.

@@ -1,4 +1,10 @@
-package crash
+// Package ledger is the crash kind's durability ledger: every load
+// transaction also inserts (thread, seq) into wp_ledger, inside the
+// transaction, and a seq counts as acknowledged only when its COMMIT
+// returned OK. After recovery Verify finds every acknowledged pair that is
+// gone (data loss) and the in-flight ones that survived (legal). It uses
+// database/sql and imports nothing of ours.
+package ledger
 
 import (
 	"context"
@@ -8,30 +14,30 @@ import (
 	"sync"
 )
 
-// LedgerTable is the durability ledger: one row per transaction, written
+// Table is the durability ledger: one row per transaction, written
 // inside that transaction, so the row is durable exactly when the
 // transaction is.
-const LedgerTable = "wp_ledger"
+const Table = "wp_ledger"
 
 // ledgerDDL creates the ledger. It is created once after prepare, so the
 // snapshot holds it empty and every round starts with an empty ledger.
-const ledgerDDL = "CREATE TABLE IF NOT EXISTS " + LedgerTable +
+const ledgerDDL = "CREATE TABLE IF NOT EXISTS " + Table +
 	" (thread INT UNSIGNED NOT NULL, seq BIGINT UNSIGNED NOT NULL, PRIMARY KEY (thread, seq)) ENGINE=InnoDB"
 
-// LedgerInsert is the statement each transaction adds: (thread, seq).
-const LedgerInsert = "INSERT INTO " + LedgerTable + " (thread, seq) VALUES (?, ?)"
+// Insert is the statement each transaction adds: (thread, seq).
+const Insert = "INSERT INTO " + Table + " (thread, seq) VALUES (?, ?)"
 
 // Ledger remembers, per client thread, which sequence numbers the server
 // acknowledged: a seq counts only when its COMMIT returned OK. A commit
 // in flight at the kill is not acknowledged; finding its row afterwards is
 // legal (the server may have made it durable before dying unseen).
 type Ledger struct {
-	threads []*ThreadLedger
+	threads []*Thread
 }
 
-// ThreadLedger is one client thread's part of the ledger. Each is used by
+// Thread is one client thread's part of the ledger. Each is used by
 // one goroutine during the load and read after the load has stopped.
-type ThreadLedger struct {
+type Thread struct {
 	id uint32
 	mu struct {
 		sync.Mutex
@@ -40,24 +46,24 @@ type ThreadLedger struct {
 	}
 }
 
-// NewLedger returns a ledger for n threads, numbered 0..n-1.
-func NewLedger(n int) *Ledger {
-	l := &Ledger{threads: make([]*ThreadLedger, n)}
+// New returns a ledger for n threads, numbered 0..n-1.
+func New(n int) *Ledger {
+	l := &Ledger{threads: make([]*Thread, n)}
 	for i := range l.threads {
-		l.threads[i] = &ThreadLedger{id: uint32(i)}
+		l.threads[i] = &Thread{id: uint32(i)}
 	}
 	return l
 }
 
 // Thread returns thread i's ledger.
-func (l *Ledger) Thread(i int) *ThreadLedger { return l.threads[i] }
+func (l *Ledger) Thread(i int) *Thread { return l.threads[i] }
 
 // ID is the thread number written to the ledger's thread column.
-func (t *ThreadLedger) ID() uint32 { return t.id }
+func (t *Thread) ID() uint32 { return t.id }
 
 // Next returns the seq for the next transaction attempt (a retried
 // transaction takes a new one; its rolled-back row vanished with it).
-func (t *ThreadLedger) Next() uint64 {
+func (t *Thread) Next() uint64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.mu.next++
@@ -65,13 +71,13 @@ func (t *ThreadLedger) Next() uint64 {
 }
 
 // Ack records that COMMIT of the transaction holding seq returned OK.
-func (t *ThreadLedger) Ack(seq uint64) {
+func (t *Thread) Ack(seq uint64) {
 	t.mu.Lock()
 	t.mu.acked = append(t.mu.acked, seq)
 	t.mu.Unlock()
 }
 
-func (t *ThreadLedger) snapshot() (acked []uint64, issued uint64) {
+func (t *Thread) snapshot() (acked []uint64, issued uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]uint64(nil), t.mu.acked...), t.mu.next
@@ -93,8 +99,8 @@ type Pair struct {
 	Seq    uint64 `json:"seq"`
 }
 
-// LedgerCheck is the durability verdict of one round.
-type LedgerCheck struct {
+// Check is the durability verdict of one round.
+type Check struct {
 	// Acknowledged commits (COMMIT returned OK before the kill).
 	Acknowledged int64 `json:"acknowledged"`
 	// Present rows found after recovery.
@@ -116,12 +122,12 @@ const maxSample = 20
 
 // Verify reads the ledger table after recovery and compares it with what
 // was acknowledged.
-func (l *Ledger) Verify(ctx context.Context, db *sql.DB) (LedgerCheck, error) {
+func (l *Ledger) Verify(ctx context.Context, db *sql.DB) (Check, error) {
 	present, err := readLedger(ctx, db)
 	if err != nil {
-		return LedgerCheck{}, err
+		return Check{}, err
 	}
-	var c LedgerCheck
+	var c Check
 	for _, seqs := range present {
 		c.Present += int64(len(seqs))
 	}
@@ -137,7 +143,7 @@ func (l *Ledger) Verify(ctx context.Context, db *sql.DB) (LedgerCheck, error) {
 }
 
 // compare walks one thread's acknowledged and present seqs (both sorted).
-func (l *Ledger) compare(c *LedgerCheck, id uint32, acked []uint64, issued uint64, present []uint64) {
+func (l *Ledger) compare(c *Check, id uint32, acked []uint64, issued uint64, present []uint64) {
 	c.Acknowledged += int64(len(acked))
 	i, j := 0, 0
 	for i < len(acked) || j < len(present) {
@@ -164,21 +170,21 @@ func (l *Ledger) compare(c *LedgerCheck, id uint32, acked []uint64, issued uint6
 
 // readLedger returns the ledger's seqs per thread, ascending.
 func readLedger(ctx context.Context, db *sql.DB) (map[uint32][]uint64, error) {
-	rows, err := db.QueryContext(ctx, "SELECT thread, seq FROM "+LedgerTable+" ORDER BY thread, seq")
+	rows, err := db.QueryContext(ctx, "SELECT thread, seq FROM "+Table+" ORDER BY thread, seq")
 	if err != nil {
-		return nil, fmt.Errorf("read ledger %s: %w", LedgerTable, err)
+		return nil, fmt.Errorf("read ledger %s: %w", Table, err)
 	}
 	defer rows.Close()
 	out := map[uint32][]uint64{}
 	for rows.Next() {
 		var p Pair
 		if err := rows.Scan(&p.Thread, &p.Seq); err != nil {
-			return nil, fmt.Errorf("read ledger %s: %w", LedgerTable, err)
+			return nil, fmt.Errorf("read ledger %s: %w", Table, err)
 		}
 		out[p.Thread] = append(out[p.Thread], p.Seq)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read ledger %s: %w", LedgerTable, err)
+		return nil, fmt.Errorf("read ledger %s: %w", Table, err)
 	}
 	for _, s := range out {
 		sort.Slice(s, func(a, b int) bool { return s[a] < s[b] })
@@ -186,10 +192,10 @@ func readLedger(ctx context.Context, db *sql.DB) (map[uint32][]uint64, error) {
 	return out, nil
 }
 
-// CreateLedger creates the (empty) ledger table.
-func CreateLedger(ctx context.Context, db *sql.DB) error {
+// Create creates the (empty) ledger table.
+func Create(ctx context.Context, db *sql.DB) error {
 	if _, err := db.ExecContext(ctx, ledgerDDL); err != nil {
-		return fmt.Errorf("create ledger %s: %w", LedgerTable, err)
+		return fmt.Errorf("create ledger %s: %w", Table, err)
 	}
 	return nil
 }
