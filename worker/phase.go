@@ -27,8 +27,11 @@ type phase struct {
 // assign decodes the spec for a phase and answers PhaseReady.
 func (s *session) assign(a *writepathv1.Assign) {
 	ready := &writepathv1.PhaseReady{RunId: a.GetRunId(), Phase: a.GetPhase()}
+	sendReady := true // false once a SetUp goroutine owns the answer
 	defer func() {
-		s.send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_PhaseReady{PhaseReady: ready}})
+		if sendReady {
+			s.send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_PhaseReady{PhaseReady: ready}})
+		}
 	}()
 	env := s.w.cfg.env()
 	env.Shard = workload.Shard{Index: int(a.GetShardIndex()), Count: int(a.GetShardCount())}
@@ -77,6 +80,35 @@ func (s *session) assign(a *writepathv1.Assign) {
 		old.cancel(nil)
 		s.restoreHost(old)
 	}
+	if su, ok := wl.(workload.SetUpper); ok {
+		// Off the session's receive loop: pings and cancellations are
+		// answered while the workload connects.
+		sendReady = false
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.setUp(p, su, env, ready)
+		}()
+	}
+}
+
+// setUp runs a SetUpper's set-up for an assigned phase, then answers
+// PhaseReady; a set-up that fails refuses the phase.
+// An assignment cancelled or replaced meanwhile was answered already
+// (cancelRun, or the new assignment's PhaseReady): nothing is sent.
+func (s *session) setUp(p *phase, su workload.SetUpper, env workload.Env, ready *writepathv1.PhaseReady) {
+	err := su.SetUp(p.ctx, p.name, env)
+	if p.ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		s.w.cfg.Log.Warn("phase set-up failed", "run", p.runID, "phase", p.name, "err", err)
+		ready.Error, ready.Host = err.Error(), nil
+		s.forget(p)
+		p.cancel(err)
+		s.restoreHost(p)
+	}
+	s.send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_PhaseReady{PhaseReady: ready}})
 }
 
 // running names the run's phase started here, if any.

@@ -39,6 +39,18 @@ type Early interface {
 	Early(phase string) bool
 }
 
+// SetUpper is an optional interface of a Workload whose set-up may take
+// longer than the start margin (oltp's connections at many threads on a
+// busy host): the worker calls SetUp when the phase is assigned and
+// reports the phase ready once it returns, so the coordinator's common
+// start waits for every worker's set-up, as sysbench starts its clock
+// once its threads have connected. What SetUp opens is Run's; if the
+// phase never runs, ctx ends and the workload releases it. An error
+// refuses the phase.
+type SetUpper interface {
+	SetUp(ctx context.Context, phase string, env Env) error
+}
+
 // Shard is this worker's share of a phase: worker Index of Count.
 type Shard struct{ Index, Count int }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/pprof"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +17,28 @@ import (
 
 func main() {
 	preempt.Off() // the oltp run phase's blocking reads; see the package
-	os.Exit(execute(os.Args[1:]))
+	os.Exit(profiled(os.Getenv("WRITEPATH_CPUPROFILE"), func() int { return execute(os.Args[1:]) }))
+}
+
+// profiled runs f with a CPU profile of the whole process written to path
+// (none when path is empty or cannot be created): bench/oltp.md's profiles
+// of the user's command, embedded fabric included, come from it.
+func profiled(path string, f func() int) int {
+	if path == "" {
+		return f()
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "writepath: WRITEPATH_CPUPROFILE:", err)
+		return f()
+	}
+	defer out.Close()
+	if err := pprof.StartCPUProfile(out); err != nil {
+		fmt.Fprintln(os.Stderr, "writepath: WRITEPATH_CPUPROFILE:", err)
+		return f()
+	}
+	defer pprof.StopCPUProfile()
+	return f()
 }
 
 // execute runs the command args name (extra commands join the table:

@@ -42,6 +42,9 @@ type Options struct {
 	// gauges: writepath sysbench in process opens only sysbench's
 	// connections.
 	NoStatus bool
+	// pre are the run's connections, opened by the workload's SetUp
+	// before the phase was reported ready (nil: Run opens them).
+	pre []*session
 }
 
 // ConnOptions are sysbench's --mysql-* options.

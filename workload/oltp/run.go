@@ -67,7 +67,7 @@ type countSnap struct{ trx, writes, other, errors, reconnects int64 }
 // sysbench's lines on o.Text: the start, the --report-interval lines, the
 // --report-checkpoints reports; the caller prints the final report.
 func Run(ctx context.Context, o Options, env workload.Env, rec *workload.Recorder) (*Summary, error) {
-	if !o.DryRun {
+	if !o.DryRun && o.pre == nil { // SetUp checked both before it connected
 		if err := checkSSL(ctx, o.Conn); err != nil {
 			return nil, err
 		}
@@ -179,48 +179,36 @@ func startRunState(ctx context.Context, o Options, env workload.Env, rec *worklo
 	return s, nil
 }
 
-// connect opens every thread's connection in parallel.
+// connect opens every thread's connection in parallel, or takes those
+// the workload's SetUp opened (o.pre).
 func (s *runState) connect(ctx context.Context) error {
-	sessions := make([]*session, len(s.threads))
-	errs := make([]error, len(s.threads))
-	var wg sync.WaitGroup
-	for i := range s.threads {
-		wg.Go(func() {
-			if !s.o.DryRun { // --mysql-dry-run: no connection at all
-				ss, err := openSession(ctx, &s.o, s.hookSQL())
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				sessions[i] = ss
-			}
-			t := &thread{counts: &Counts{}, trx: s.rec.Handle(trxOp)}
-			if s.o.Rate > 0 {
-				t.trx = s.rec.TwinHandle(trxOp, uncorrOp)
-			}
-			if s.o.DBDebug {
-				t.queries = &queryTimes{}
-			}
-			s.threads[i] = t
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			for _, ss := range sessions {
-				if ss != nil {
-					ss.quit()
-				}
-			}
-			return err // the first: all threads fail alike
+	var sessions []*session
+	switch {
+	case s.o.DryRun: // --mysql-dry-run: no connection at all
+		sessions = make([]*session, len(s.threads))
+	case len(s.o.pre) == len(s.threads) && s.hook == nil:
+		sessions, s.o.pre = s.o.pre, nil
+	default:
+		closeSessions(s.o.pre)
+		var err error
+		if sessions, err = openSessions(ctx, &s.o, len(s.threads), s.hookSQL()); err != nil {
+			return err
 		}
+	}
+	for i := range s.threads {
+		t := &thread{counts: &Counts{}, trx: s.rec.Handle(trxOp)}
+		if s.o.Rate > 0 {
+			t.trx = s.rec.TwinHandle(trxOp, uncorrOp)
+		}
+		if s.o.DBDebug {
+			t.queries = &queryTimes{}
+		}
+		s.threads[i] = t
 	}
 	for i, ss := range sessions {
 		c, err := newClient(s, ss, i)
 		if err != nil {
-			for _, ss := range sessions[i+1:] {
-				ss.quit()
-			}
+			closeSessions(sessions[i+1:])
 			return err
 		}
 		s.clients = append(s.clients, c)

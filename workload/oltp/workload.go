@@ -56,6 +56,7 @@ type Workload struct {
 	mu struct {
 		sync.Mutex
 		reports map[string]*PhaseReport // by phase
+		pre     []*session              // SetUp's connections, until Run takes them
 	}
 }
 
@@ -106,6 +107,11 @@ type PhaseReport struct {
 func (w *Workload) runPhase(ctx context.Context, phase string, env workload.Env, rec *workload.Recorder) error {
 	o := w.Options
 	o.Text, o.NoStatus = w.Text, w.NoStatus
+	if phase == PhaseRun {
+		o.pre = w.takeSessions()
+	} else {
+		closeSessions(w.takeSessions())
+	}
 	if o.Text == nil {
 		o.Text = NewText(nil, Output{Verbosity: int(LevelNotice)})
 		o.Text.mirror = func(ln Line) {

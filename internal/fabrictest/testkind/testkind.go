@@ -39,6 +39,12 @@ type Spec struct {
 	// before the common start, waits for it, and counts in "ahead_us" how
 	// long before the start it was called.
 	Early bool
+	// SetUp makes the load phase a workload.SetUpper taking this long (or
+	// failing with SetUpFail): its Run counts in "start_before_setup"
+	// whether the common start came before the set-up ended, and in
+	// "set_up" that it was set up.
+	SetUp     time.Duration
+	SetUpFail string
 }
 
 func init() {
@@ -58,7 +64,7 @@ func (s Spec) Marshal() []byte {
 	st, _ := structpb.NewStruct(map[string]any{
 		"ops": s.Ops, "duration_ms": float64(s.Duration.Milliseconds()), "seed": s.Seed,
 		"block_size": s.BlockSize, "fail": s.Fail, "reject": s.Reject, "ignore_ctx": s.IgnoreCtx,
-		"early": s.Early,
+		"early": s.Early, "setup_ms": float64(s.SetUp.Milliseconds()), "setup_fail": s.SetUpFail,
 	})
 	b, _ := proto.Marshal(st) // cannot fail: only numbers, strings and bools
 	return b
@@ -111,7 +117,8 @@ func decode(b []byte) (Spec, error) {
 		Ops: int(f["ops"].GetNumberValue()), Duration: time.Duration(f["duration_ms"].GetNumberValue()) * time.Millisecond,
 		Seed: int64(f["seed"].GetNumberValue()), BlockSize: int64(f["block_size"].GetNumberValue()),
 		Fail: f["fail"].GetStringValue(), Reject: f["reject"].GetBoolValue(), IgnoreCtx: f["ignore_ctx"].GetBoolValue(),
-		Early: f["early"].GetBoolValue(),
+		Early: f["early"].GetBoolValue(), SetUp: time.Duration(f["setup_ms"].GetNumberValue()) * time.Millisecond,
+		SetUpFail: f["setup_fail"].GetStringValue(),
 	}
 	return s, s.validate()
 }
@@ -146,14 +153,31 @@ func sampler(seed int64, shard int) func() int64 {
 }
 
 type synth struct {
-	spec Spec
-	done int
+	spec      Spec
+	done      int
+	setUpDone time.Time // when SetUp returned (zero: no set-up)
 }
 
 var (
 	_ workload.Summarizer = (*synth)(nil)
 	_ workload.Early      = (*synth)(nil)
+	_ workload.SetUpper   = (*synth)(nil)
 )
+
+// SetUp takes the spec's SetUp for the load phase, or fails with SetUpFail.
+func (s *synth) SetUp(ctx context.Context, phase string, env workload.Env) error {
+	if phase != "load" || s.spec.SetUp == 0 && s.spec.SetUpFail == "" {
+		return nil
+	}
+	if sleepCtx(ctx, s.spec.SetUp); ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if s.spec.SetUpFail != "" {
+		return errors.New(s.spec.SetUpFail)
+	}
+	s.setUpDone = time.Now()
+	return nil
+}
 
 // Early is the spec's Early for the load phase.
 func (s *synth) Early(phase string) bool { return s.spec.Early && phase == "load" }
@@ -167,6 +191,12 @@ func (s *synth) Run(ctx context.Context, phase string, env workload.Env, rec *wo
 		rec.Counter("ahead_us").Add(ahead.Microseconds())
 		if sleepCtx(ctx, ahead); ctx.Err() != nil {
 			return nil
+		}
+	}
+	if !s.setUpDone.IsZero() {
+		rec.Counter("set_up").Add(1)
+		if env.Start.Before(s.setUpDone) {
+			rec.Counter("start_before_setup").Add(1)
 		}
 	}
 	next := sampler(s.spec.Seed, env.Shard.Index)
