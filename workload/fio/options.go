@@ -131,6 +131,7 @@ var optionTable = []namedOption{
 	opt("verify_fatal", true, "Exit on a single verify failure, don't continue", boolOpt(func(j *fiov1.Job, b bool) { j.VerifyFatal = b })),
 	opt("verify_interval", false, "Store verify buffer header every N bytes", sizeOpt(func(j *fiov1.Job, n uint64) { j.VerifyInterval = n })),
 	opt("verify_backlog", false, "Verify after this number of blocks are written", uintOpt(0, math.MaxUint32, func(j *fiov1.Job, n uint64) { j.VerifyBacklog = n })),
+	opt("experimental_verify", true, "Enable experimental verification (writepath checks the blocks it recorded writing either way: the same blocks are read back and the same failures caught)", boolOpt(func(*fiov1.Job, bool) {})),
 	opt("verify_dump", true, "Dump contents of good and bad blocks on failure", boolOpt(func(j *fiov1.Job, b bool) { j.VerifyDump = b })),
 	opt("write_lat_log", true, "Write log of latency during run", logName(func(l *fiov1.Logs) *string { return &l.Lat })),
 	opt("write_bw_log", true, "Write log of bandwidth during run", logName(func(l *fiov1.Logs) *string { return &l.Bw })),

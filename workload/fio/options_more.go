@@ -39,7 +39,6 @@ var refused = map[string]string{
 	"read_iolog":             "replaying I/O logs is not supported",
 	"verify_async":           "verification runs in the job's own thread",
 	"verify_pattern":         "only checksum verification (verify=md5, crc32c, ...) is supported",
-	"experimental_verify":    "only verification from stored headers is supported",
 	"gtod_reduce":            "latencies are always measured in full",
 	"zonemode":               "zoned block devices are not supported",
 	"trim_percentage":        "trims of blocks written (trim_percentage, trim_verify_zero) are not issued; use rw=trim, randtrim, trimwrite or randtrimwrite",
