@@ -153,7 +153,7 @@ func (c *clone) yield(now int64) {
 func (c *clone) sample(now int64) {
 	secs := float64(now-c.lastSample) / 1e9
 	for d := range c.st.dir {
-		if !c.does(d) {
+		if !c.does(d) || c.job.DisableBw {
 			continue
 		}
 		ds := &c.st.dir[d]
@@ -294,11 +294,15 @@ func (c *clone) complete(d int, start, issue, end, n, want int64, off uint64, as
 	}
 	ds := &c.st.dir[d]
 	clat := end - issue
-	ds.clat.Record(clat)
-	ds.lat.Record(end - start)
-	ds.clatSum += clat
-	ds.latSum += end - start
-	if async {
+	if !c.job.DisableClat {
+		ds.clat.Record(clat)
+		ds.clatSum += clat
+	}
+	if !c.job.DisableLat {
+		ds.lat.Record(end - start)
+		ds.latSum += end - start
+	}
+	if async && !c.job.DisableSlat {
 		ds.slat.Record(issue - start)
 		ds.slatSum += issue - start
 	}

@@ -39,7 +39,6 @@ var refused = map[string]string{
 	"read_iolog":             "replaying I/O logs is not supported",
 	"verify_async":           "verification runs in the job's own thread",
 	"verify_pattern":         "only checksum verification (verify=md5, crc32c, ...) is supported",
-	"gtod_reduce":            "latencies are always measured in full",
 	"zonemode":               "zoned block devices are not supported",
 	"trim_percentage":        "trims of blocks written (trim_percentage, trim_verify_zero) are not issued; use rw=trim, randtrim, trimwrite or randtrimwrite",
 	"log_compression":        "logs are written uncompressed",
@@ -64,10 +63,6 @@ var refused = map[string]string{
 	"thinktime":              "think time between I/Os is not supported",
 	"lockfile":               "file locking between jobs is not supported",
 	"dedupe_percentage":      "deduplicable buffers are not generated",
-	"disable_lat":            "latencies are always measured",
-	"disable_clat":           "latencies are always measured",
-	"disable_slat":           "latencies are always measured",
-	"disable_bw_measurement": "bandwidth is always measured",
 	"kb_base":                "sizes are read base 1024 (fio's default kb_base=1024)",
 	"unit_base":              "bandwidth is reported in bytes (fio's default)",
 }
@@ -525,4 +520,16 @@ func setRandomGenerator(j *fiov1.Job, v string) error {
 		return nil
 	}
 	return fmt.Errorf("%q: want tausworthe, lfsr or tausworthe64", v)
+}
+
+// setGtodReduce is fio's gtod_reduce=1: no latencies, bandwidth samples
+// or percentiles (options given after it can turn one back on).
+func setGtodReduce(j *fiov1.Job, v string) error {
+	b, err := parseBool(v)
+	if err != nil || !b {
+		return err
+	}
+	j.DisableLat, j.DisableClat, j.DisableSlat, j.DisableBw = true, true, true, true
+	j.ClatPercentiles, j.LatPercentiles, j.SlatPercentiles = false, false, false
+	return nil
 }

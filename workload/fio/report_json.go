@@ -106,6 +106,9 @@ func jobJSON(e entry, v *view, plus bool) obj {
 // dirJSON is one direction's object.
 func dirJSON(e entry, d int, plus bool) obj {
 	ds, share := e.st.dir[d], e.bwShare[d]
+	if ds.bw.n == 0 {
+		share = 0 // fio's bw_agg comes from the bandwidth samples
+	}
 	short := ds.short
 	if d == dirRead {
 		// fio 3.33 counts fdatasyncs in total_io_u[DDIR_DATASYNC], one

@@ -2,11 +2,13 @@ package fio
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"sort"
 	"strings"
 	"testing"
@@ -126,11 +128,11 @@ func TestJSONPlusHasBins(t *testing.T) {
 func TestNormalOutputLooksLikeFio(t *testing.T) {
 	dir := diskDir(t)
 	w, _, err := runArgs(t, dir, "--name=mysql_sim", "--ioengine=libaio", "--iodepth=8", "--rw=randwrite",
-		"--size=1M", "--numjobs=2", "--runtime=300ms", "--time_based", "--group_reporting", "--direct=1", "--fsync=4")
+		"--size=1M", "--numjobs=2", "--runtime=700ms", "--time_based", "--group_reporting", "--direct=1", "--fsync=4")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
+	var b strings.Builder // 700 ms: one bandwidth sample (fio prints no bw line without one)
 	if err := w.Report(&b); err != nil {
 		t.Fatal(err)
 	}
@@ -257,5 +259,63 @@ func TestSamplesMergeAndSum(t *testing.T) {
 	summed.sum(b)
 	if summed.min != a.min+b.min || summed.max != a.max+b.max || math.Abs(summed.mean-(a.mean+b.mean)) > 1e-9 {
 		t.Errorf("sum = %+v; want min, max and mean of a and b added", summed)
+	}
+}
+
+// TestGtodReduceMatchesFio: gtod_reduce=1 reports the I/O and no
+// latencies or bandwidth samples, in JSON and in the normal output's
+// job block (nothing between the IOPS line and cpu), as fio 3.33.
+func TestGtodReduceMatchesFio(t *testing.T) {
+	fio := fioPath(t)
+	args := []string{"--name=g", "--ioengine=null", "--size=16m", "--gtod_reduce=1"}
+	for _, format := range []string{"json", "normal"} {
+		cmd := exec.Command(fio, append(args, "--output-format="+format)...)
+		cmd.Dir = t.TempDir()
+		theirs, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("fio: %v", err)
+		}
+		var ours, errOut bytes.Buffer
+		if err := RunCommand(context.Background(), append(args, "--output-format="+format), &ours, &errOut, "t"); err != nil {
+			t.Fatal(err)
+		}
+		if format == "normal" {
+			block := func(b []byte) string {
+				s := string(b)
+				i, k := strings.Index(s, "  read:"), strings.Index(s, "  cpu")
+				if i < 0 || k < i {
+					t.Fatalf("no job block in\n%s", s)
+				}
+				return fmt.Sprint(strings.Count(s[i:k], "\n")) // lines, not numbers
+			}
+			if a, b := block(ours.Bytes()), block(theirs); a != b {
+				t.Errorf("job block has %s lines; fio's %s", a, b)
+			}
+			continue
+		}
+		for who, b := range map[string][]byte{"fio": theirs, "writepath": ours.Bytes()} {
+			var doc struct {
+				Jobs []struct {
+					Read struct {
+						IOs  int64 `json:"total_ios"`
+						Clat struct {
+							N int64 `json:"N"`
+						} `json:"clat_ns"`
+						Lat struct {
+							N int64 `json:"N"`
+						} `json:"lat_ns"`
+						BWSamples int64   `json:"bw_samples"`
+						BWAgg     float64 `json:"bw_agg"`
+					} `json:"read"`
+				} `json:"jobs"`
+			}
+			if err := json.Unmarshal(b, &doc); err != nil {
+				t.Fatalf("%s: %v", who, err)
+			}
+			r := doc.Jobs[0].Read
+			if r.IOs != 4096 || r.Clat.N != 0 || r.Lat.N != 0 || r.BWSamples != 0 || r.BWAgg != 0 {
+				t.Errorf("%s: %+v; want 4096 I/Os and no latency or bandwidth samples", who, r)
+			}
+		}
 	}
 }

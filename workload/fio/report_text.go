@@ -120,11 +120,15 @@ func textDir(b *bufio.Writer, e entry, d int) {
 	}
 	fmt.Fprintf(b, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%dmsec)\n", label, num2str(iops, 4, false, ""),
 		num2str(bw, 4, true, "B"), num2str(bw, 4, false, "B"), num2str(uint64(ds.bytes), 4, true, "B"), ms)
-	if ds.slat.Count() > 0 {
-		textLat(b, "    slat", ds.slat)
+	// as fio's calc_lat, a latency without samples prints no line
+	for _, l := range []struct {
+		label string
+		h     *hist.Histogram
+	}{{"    slat", ds.slat}, {"    clat", ds.clat}, {"     lat", ds.lat}} {
+		if l.h.Count() > 0 {
+			textLat(b, l.label, l.h)
+		}
 	}
-	textLat(b, "    clat", ds.clat)
-	textLat(b, "     lat", ds.lat)
 	kind := "clat"
 	if e.job.LatPercentiles {
 		kind = "lat"
@@ -158,6 +162,9 @@ func textDir(b *bufio.Writer, e entry, d int) {
 					100*float64(n)/float64(max(total, 1))), p.h, pl)
 			}
 		}
+	}
+	if ds.bw.n == 0 {
+		return // fio prints no bandwidth or IOPS line without samples
 	}
 	fmt.Fprintf(b, "   bw (  KiB/s): min=%d, max=%d, per=%.2f%%, avg=%.2f, stdev=%.2f, samples=%d\n",
 		int64(ds.bw.min), int64(ds.bw.max), e.bwShare[d], ds.bw.mean, ds.bw.stddev(), ds.bw.n)

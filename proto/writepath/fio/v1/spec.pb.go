@@ -1136,7 +1136,14 @@ type Job struct {
 	// log_prio=1: the logs' last column is the I/O's priority value.
 	LogPrio bool `protobuf:"varint,94,opt,name=log_prio,json=logPrio,proto3" json:"log_prio,omitempty"`
 	// The trim direction's block sizes (bs=R,W,T's third part).
-	TrimBs        *BlockSizes `protobuf:"bytes,95,opt,name=trim_bs,json=trimBs,proto3" json:"trim_bs,omitempty"`
+	TrimBs *BlockSizes `protobuf:"bytes,95,opt,name=trim_bs,json=trimBs,proto3" json:"trim_bs,omitempty"`
+	// disable_lat=, disable_clat=, disable_slat=, disable_bw_measurement=
+	// (gtod_reduce=1 sets all four): the job's report leaves those out, as
+	// fio's does.
+	DisableLat    bool `protobuf:"varint,96,opt,name=disable_lat,json=disableLat,proto3" json:"disable_lat,omitempty"`
+	DisableClat   bool `protobuf:"varint,97,opt,name=disable_clat,json=disableClat,proto3" json:"disable_clat,omitempty"`
+	DisableSlat   bool `protobuf:"varint,98,opt,name=disable_slat,json=disableSlat,proto3" json:"disable_slat,omitempty"`
+	DisableBw     bool `protobuf:"varint,99,opt,name=disable_bw,json=disableBw,proto3" json:"disable_bw,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1836,6 +1843,34 @@ func (x *Job) GetTrimBs() *BlockSizes {
 	return nil
 }
 
+func (x *Job) GetDisableLat() bool {
+	if x != nil {
+		return x.DisableLat
+	}
+	return false
+}
+
+func (x *Job) GetDisableClat() bool {
+	if x != nil {
+		return x.DisableClat
+	}
+	return false
+}
+
+func (x *Job) GetDisableSlat() bool {
+	if x != nil {
+		return x.DisableSlat
+	}
+	return false
+}
+
+func (x *Job) GetDisableBw() bool {
+	if x != nil {
+		return x.DisableBw
+	}
+	return false
+}
+
 var File_writepath_fio_v1_spec_proto protoreflect.FileDescriptor
 
 const file_writepath_fio_v1_spec_proto_rawDesc = "" +
@@ -1879,7 +1914,7 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"unix_epoch\x18\n" +
 	" \x01(\bR\tunixEpoch\x12'\n" +
 	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
-	"\x04prio\x18\f \x01(\bR\x04prio\"\x8d\x1b\n" +
+	"\x04prio\x18\f \x01(\bR\x04prio\"\x93\x1c\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -1990,7 +2025,13 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\rcmdprio_level\x18\\ \x03(\rR\fcmdprioLevel\x12'\n" +
 	"\x0fcmdprio_bssplit\x18] \x01(\tR\x0ecmdprioBssplit\x12\x19\n" +
 	"\blog_prio\x18^ \x01(\bR\alogPrio\x125\n" +
-	"\atrim_bs\x18_ \x01(\v2\x1c.writepath.fio.v1.BlockSizesR\x06trimBs*\x95\x01\n" +
+	"\atrim_bs\x18_ \x01(\v2\x1c.writepath.fio.v1.BlockSizesR\x06trimBs\x12\x1f\n" +
+	"\vdisable_lat\x18` \x01(\bR\n" +
+	"disableLat\x12!\n" +
+	"\fdisable_clat\x18a \x01(\bR\vdisableClat\x12!\n" +
+	"\fdisable_slat\x18b \x01(\bR\vdisableSlat\x12\x1d\n" +
+	"\n" +
+	"disable_bw\x18c \x01(\bR\tdisableBw*\x95\x01\n" +
 	"\fOutputFormat\x12\x1d\n" +
 	"\x19OUTPUT_FORMAT_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14OUTPUT_FORMAT_NORMAL\x10\x01\x12\x16\n" +
