@@ -103,7 +103,7 @@ func reportKinds() []struct {
 		charts []string
 	}{
 		{"run-fio", func(w io.Writer) error { return WriteRunHTML(w, sampleRun()) },
-			[]string{"r0-throughput", "r0-latency", "r0-distribution", "r0-workers", "r0-workers-p99", "r0-iostat-0", "r0-iostat-1",
+			[]string{"r0-throughput", "r0-bandwidth", "r0-latency", "r0-distribution", "r0-workers", "r0-workers-p99", "r0-iostat-0", "r0-iostat-1",
 				"r0-iostat-2", "r0-innodb-0", "r0-innodb-1", "r0-block-0", "r0-syscalls-0"}},
 		{"run-oltp", func(w io.Writer) error { return WriteRunHTML(w, sampleOLTPRun()) },
 			[]string{"r0-throughput", "r0-latency", "r0-innodb-0", "r0-innodb-1", "r0-innodb-2"}},
@@ -260,7 +260,7 @@ func sampleCampaign() Campaign {
 func sampleOLTPRun() Run {
 	r := sampleRun()
 	r.Title, r.Kind = "oltp_write_only 16 threads", "oltp"
-	r.Ops[0].Name = "trx"
+	r.Ops[0].Name, r.Ops[0].MBps = "trx", nil
 	r.Evidence, r.Block, r.Syscalls = nil, nil, nil
 	dirty := Series{Name: "dirty pages", Unit: "pages", T: r.Ops[0].T}
 	waits := Series{Name: "log waits", Unit: "/s", T: r.Ops[0].T}

@@ -95,6 +95,19 @@ func opSeries(r *results.Run, t []float64) ([]report.OpSeries, error) {
 			}
 			o.P50[k], o.P99[k], o.P999[k] = ms(st.GetP50()), ms(st.GetP99()), ms(st.GetP999())
 		}
+		// Each op's own bytes (fio's <op>_bytes counters): the bandwidth
+		// chart, as fio-plot draws beside IOPS.
+		for i := range out {
+			o := &out[i]
+			b, ok := mi.GetCounters()[o.Name+"_"+client.BytesSuffix]
+			if !ok || mi.GetSeconds() <= 0 {
+				continue
+			}
+			if o.MBps == nil {
+				o.MBps = make([]float64, n)
+			}
+			o.MBps[k] = float64(b) / mi.GetSeconds() / 1e6
+		}
 	}
 	return out, nil
 }

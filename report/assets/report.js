@@ -207,7 +207,11 @@
     sec.appendChild(g);
     root.appendChild(sec);
     var p = "r" + i + "-";
-    timeChart(g, p + "throughput", "Throughput", "ops/s", ops.map(function (o) { return line(o.Name, o.T, o.Rate); }));
+    var tx = r.Kind === "oltp" || r.Kind === "crash";
+    timeChart(g, p + "throughput", tx ? "Transactions" : "Throughput (IOPS)", tx ? "tps" : "ops/s",
+      ops.map(function (o) { return line(o.Name, o.T, o.Rate); }));
+    timeChart(g, p + "bandwidth", "Bandwidth", "MB/s",
+      ops.filter(function (o) { return o.MBps; }).map(function (o) { return line(o.Name, o.T, o.MBps); }));
     panel(g, p + "disk", "Disk profile (credits left %, cap in force)", r.Disk);
     var lat = [];
     ops.forEach(function (o) {
