@@ -22,7 +22,7 @@ func TestWindowTelemetry(t *testing.T) {
 	ph := &writepathv1.PhaseRecord{Name: "run", Measured: true, At: timestamppb.New(at)}
 	var ivs []*writepathv1.MergedInterval
 	for k, iv := range []struct {
-		writes, ticks uint64
+		writes, ticks  uint64
 		lwTotal, dirty int64
 	}{{1000, 9000, 100, 10}, {1000, 1000, 110, 20}, {3000, 3000, 150, 40}} {
 		start := at.Add(time.Duration(k) * time.Second)
