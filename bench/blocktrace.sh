@@ -16,11 +16,12 @@
 #    medians, the ratio of the medians to off, the median of the per-round
 #    ratios and their min..max spread (target: block/off IOPS >= 0.97x).
 # 2. The same job's seconds with and without tracing inside one run
-#    (ALT seconds, default 90): one `--no-trace` run while bench/tracetoggle
-#    attaches the same programs to the data dir's disk for SEG seconds
-#    (default 3), detaches them for as long, in ABBA blocks (on off off
-#    on), reading the counts every second as a worker does. Only the run's
-#    1 s intervals wholly inside a segment count. Printed: IOPS in traced
+#    (ALT seconds, default 120): one `--no-trace` run at 250 ms intervals
+#    while bench/tracetoggle attaches the same programs to the data dir's
+#    disk for SEG seconds (default 2), detaches them for as long, in ABBA
+#    blocks (on off off on), reading the counts every second as a worker
+#    does. Only the run's intervals wholly inside a segment count (not
+#    those of an attach or detach). Printed: IOPS in traced
 #    and untraced seconds, their ratio, and the ratio per ABBA block
 #    (median, min..max): the drift of a shared machine, which moves
 #    separate runs by half, cancels within a block. Then the same with the
@@ -33,7 +34,7 @@
 #    cost in user space (BenchmarkTick, 12,000 buckets).
 #
 #   bench/blocktrace.sh [dir]   env: RUNTIME=15 SIZE=512M NUMJOBS=4 ROUNDS=3
-#                                    ALT=90 SEG=3 (ALT=0 skips part 2)
+#                                    ALT=120 SEG=2 INTERVAL=250ms (ALT=0 skips part 2)
 #                                    WRITEPATH=path/to/writepath (else built)
 # Needs root. The machine's load is printed before and after: a loaded
 # machine gives "busy" figures, say so when quoting them.
@@ -45,8 +46,9 @@ RUNTIME=${RUNTIME:-15}
 SIZE=${SIZE:-512M}
 NUMJOBS=${NUMJOBS:-4}
 ROUNDS=${ROUNDS:-3}
-ALT=${ALT:-90}
-SEG=${SEG:-3}
+ALT=${ALT:-120}
+SEG=${SEG:-2}
+INTERVAL=${INTERVAL:-250ms}
 MODES=(off block all)
 OUT=$DIR/results
 mkdir -p "$DIR" "$OUT"
@@ -144,7 +146,7 @@ alt() {
 		kill -0 "$tp" 2>/dev/null || { cat "$t.toggle.err" >&2; return 1; }
 		sleep 0.1
 	done
-	"$WRITEPATH" run fio --json --show none --db "$t.db" --data-dir "$DIR" --no-trace "${JOB[@]/--runtime=*/--runtime=$ALT}" \
+	"$WRITEPATH" run fio --json --show none --db "$t.db" --data-dir "$DIR" --no-trace --interval "$INTERVAL" "${JOB[@]/--runtime=*/--runtime=$ALT}" \
 		>"$t.json" 2>"$t.err"
 	wait "$tp"
 	id=$(jq -r .run_id "$t.json")
@@ -154,15 +156,20 @@ alt() {
 		.intervals[] | select(.phase == "run")
 		| [(.start | secs), (.end | secs), ([.stats[] | select(.op == "write") | .count | tonumber] | add // 0)] | @tsv' >"$t.intervals"
 	awk -v mode="$mode" -v seg="$SEG" '
-		FNR == NR { if ($2 == "on" || $2 == "off" || $2 == "end") { t[n] = $1 / 1e9; st[n++] = $2 }; next }
+		# Segments: from an "on" or "off" line to the next switch or end.
+		FNR == NR {
+			if ($2 == "on" || $2 == "off") { from[n] = $1 / 1e9; st[n] = $2; open = 1 }
+			else if (($2 == "switch" || $2 == "end") && open) { to[n++] = $1 / 1e9; open = 0 }
+			next
+		}
 		{
-			for (k = 0; k + 1 < n; k++) if (t[k] <= $1 && $2 <= t[k + 1]) break
-			if (k + 1 >= n || st[k] == "end") next
+			for (k = 0; k < n; k++) if (from[k] <= $1 && $2 <= to[k]) break
+			if (k >= n) next
 			ops[k] += $3; secs[k] += $2 - $1
 		}
 		END {
 			for (k = 0; k < n; k++) if (secs[k] > 0) { tot[st[k]] += ops[k]; ts[st[k]] += secs[k] }
-			if (!ts["on"] || !ts["off"]) { print mode ": no whole seconds in both states"; exit 1 }
+			if (!ts["on"] || !ts["off"]) { print mode ": no whole intervals in both states"; exit 1 }
 			# ABBA blocks: segments 4j (on), 4j+1, 4j+2 (off), 4j+3 (on).
 			nb = 0
 			for (j = 0; 4 * j + 3 < n; j++) {
@@ -174,8 +181,9 @@ alt() {
 			}
 			for (i = 0; i < nb; i++) for (j = i + 1; j < nb; j++) if (r[j] < r[i]) { x = r[i]; r[i] = r[j]; r[j] = x }
 			med = (nb % 2) ? r[(nb - 1) / 2] : (r[nb / 2 - 1] + r[nb / 2]) / 2
-			printf "%-6s traced %7.0f IOPS (%3.0f s)  untraced %7.0f IOPS (%3.0f s)  ratio %.3f  per block median %.3f (min %.3f max %.3f, %d blocks of %d s)\n", \
-				mode, tot["on"] / ts["on"], ts["on"], tot["off"] / ts["off"], ts["off"], (tot["on"] / ts["on"]) / (tot["off"] / ts["off"]), med, r[0], r[nb - 1], nb, 4 * seg
+			q1 = r[int((nb - 1) / 4)]; q3 = r[int(3 * (nb - 1) / 4)]
+			printf "%-6s traced %7.0f IOPS (%3.0f s)  untraced %7.0f IOPS (%3.0f s)  ratio %.3f  per block median %.3f (quartiles %.3f..%.3f, min %.3f max %.3f, %d blocks of %d s)\n", \
+				mode, tot["on"] / ts["on"], ts["on"], tot["off"] / ts["off"], ts["off"], (tot["on"] / ts["on"]) / (tot["off"] / ts["off"]), med, q1, q3, r[0], r[nb - 1], nb, 4 * seg
 		}' "$t.toggles" "$t.intervals"
 	rm -f "$t.db"
 }
@@ -183,7 +191,7 @@ alt() {
 if ((ALT > 0)); then
 	DISK=$(basename "$(df --output=source "$DIR" | tail -1)")
 	go build -o "$DIR/tracetoggle" ./bench/tracetoggle
-	printf '\n== field job, traced and untraced seconds inside one %ss run on %s (segments of %ss, ABBA blocks)\n' "$ALT" "$DISK" "$SEG"
+	printf '\n== field job, traced and untraced seconds inside one %ss run on %s (%s intervals, segments of %ss, ABBA blocks)\n' "$ALT" "$DISK" "$INTERVAL" "$SEG"
 	alt block
 	alt all
 	echo "target: block traced/untraced IOPS >= 0.97"

@@ -7,10 +7,12 @@
 //
 //	tracetoggle -devices vda [-comm writepath] [-seg 3s] [-for 90s]
 //
-// It prints "ready" once the programs are loaded, then one line per
-// segment as it begins, "UNIX_NS on" or "UNIX_NS off", and at the end
-// "UNIX_NS end". While attached it reads the counts every second, as a
-// worker does, so their cost in user space is in the figures too.
+// It prints "ready" once the programs are loaded, then per segment
+// "UNIX_NS switch" before attaching or detaching and "UNIX_NS on" or
+// "UNIX_NS off" once done (the switch itself, a phase start's cost, falls
+// between segments), and at the end "UNIX_NS end". While attached it reads
+// the counts every second, as a worker does, so their cost in user space
+// is in the figures too.
 package main
 
 import (
@@ -56,6 +58,7 @@ func run(devices, comm string, seg, total time.Duration) error {
 	for i := 0; time.Now().Before(end); i++ {
 		on := i%4 == 0 || i%4 == 3 // ABBA
 		until := time.Now().Add(seg)
+		fmt.Println(time.Now().UnixNano(), "switch")
 		if !on {
 			fmt.Println(time.Now().UnixNano(), "off")
 			time.Sleep(time.Until(until))
@@ -73,6 +76,7 @@ func run(devices, comm string, seg, total time.Duration) error {
 				return err
 			}
 		}
+		fmt.Println(time.Now().UnixNano(), "switch")
 		tr.Close()
 	}
 	fmt.Println(time.Now().UnixNano(), "end")

@@ -177,3 +177,53 @@ func BenchmarkTick(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSyscallCost is what following a process costs every other
+// process on the host: b.N one-byte write(2)s to /dev/null by this process,
+// not followed (the followed one is init), with the syscall programs
+// attached, which run at every syscall's entry and exit. It reports the
+// programs' CPU per syscall (kernel BPF statistics: both programs, every
+// syscall of the host in the meantime).
+//
+//	go test -run '^$' -bench SyscallCost -benchtime 1000000x ./telemetry/blocktrace
+func BenchmarkSyscallCost(b *testing.B) {
+	if os.Geteuid() != 0 {
+		b.Skip("needs root")
+	}
+	stats, err := MeasureCost()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stats.Close()
+	l, err := Load(Config{Devices: []string{}, PIDs: []int{1}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	if !l.Syscalls() {
+		b.Skipf("no syscall programs: %v", l.SysErr)
+	}
+	tr, err := l.Start()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tr.Close()
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	buf := []byte{0}
+	before, _ := l.Cost()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := unix.Write(int(f.Fd()), buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	after, _ := l.Cost()
+	if n := after.SyscallRuns - before.SyscallRuns; n > 0 {
+		b.ReportMetric(float64(after.Syscalls-before.Syscalls)/float64(n/2), "bpf-ns/syscall")
+	}
+}

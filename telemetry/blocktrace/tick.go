@@ -128,19 +128,16 @@ func (t *Tracer) follow(pids []int, redoFiles []string) error {
 }
 
 func (t *Tracer) setPIDs(pids []int) error {
-	m := t.l.block.Maps[traceMapTgids]
-	for _, p := range t.pids {
-		if !slices.Contains(pids, p) {
-			_ = m.Delete(uint32(p))
-		}
+	if len(pids) > maxTgids {
+		return fmt.Errorf("block tracing: %d processes to follow, at most %d", len(pids), maxTgids)
 	}
 	for _, p := range pids {
 		if p <= 0 || p > 1<<22 {
 			return fmt.Errorf("block tracing: pid %d out of range", p)
 		}
-		if err := m.Put(uint32(p), uint8(1)); err != nil {
-			return fmt.Errorf("block tracing: follow pid %d: %w", p, err)
-		}
+	}
+	if err := t.l.setTgids(pids); err != nil {
+		return err
 	}
 	t.pids = pids
 	if len(pids) > 0 && !t.sysOn && t.l.sys != nil && len(t.links) > 0 {
@@ -152,6 +149,41 @@ func (t *Tracer) setPIDs(pids []int) error {
 			t.links = append(t.links, lk)
 		}
 		t.sysOn = true
+	}
+	return nil
+}
+
+// setTgids writes the followed processes into the list the programs do
+// not read, then switches them to it.
+func (l *Loaded) setTgids(pids []int) error {
+	vars := l.block.Variables
+	var active uint32
+	if err := vars[traceVarTgidActive].Get(&active); err != nil {
+		return fmt.Errorf("block tracing: follow: %w", err)
+	}
+	var lists [2][maxTgids]uint32
+	var ns [2]uint32
+	if err := vars[traceVarTgidList].Get(&lists); err != nil {
+		return fmt.Errorf("block tracing: follow: %w", err)
+	}
+	if err := vars[traceVarN_tgids].Get(&ns); err != nil {
+		return fmt.Errorf("block tracing: follow: %w", err)
+	}
+	next := (active + 1) & 1
+	lists[next] = [maxTgids]uint32{}
+	for i, p := range pids {
+		lists[next][i] = uint32(p)
+	}
+	ns[next] = uint32(len(pids))
+	// The list and count not in use first, then the switch.
+	if err := vars[traceVarTgidList].Set(lists); err != nil {
+		return fmt.Errorf("block tracing: follow: %w", err)
+	}
+	if err := vars[traceVarN_tgids].Set(ns); err != nil {
+		return fmt.Errorf("block tracing: follow: %w", err)
+	}
+	if err := vars[traceVarTgidActive].Set(next); err != nil {
+		return fmt.Errorf("block tracing: follow: %w", err)
 	}
 	return nil
 }

@@ -77,7 +77,6 @@ const (
 	traceMapSlots            = "slots"
 	traceMapStats            = "stats"
 	traceMapSyscalls         = "syscalls"
-	traceMapTgids            = "tgids"
 	traceProgBlockRqComplete = "block_rq_complete"
 	traceProgBlockRqInsert   = "block_rq_insert"
 	traceProgBlockRqIssue    = "block_rq_issue"
@@ -93,6 +92,7 @@ const (
 	traceVarN_comms          = "n_comms"
 	traceVarN_devs           = "n_devs"
 	traceVarN_pages          = "n_pages"
+	traceVarN_tgids          = "n_tgids"
 	traceVarNrFdatasync      = "nr_fdatasync"
 	traceVarNrFsync          = "nr_fsync"
 	traceVarNrPwrite64       = "nr_pwrite64"
@@ -100,6 +100,8 @@ const (
 	traceVarNrPwritev2       = "nr_pwritev2"
 	traceVarNrWrite          = "nr_write"
 	traceVarNrWritev         = "nr_writev"
+	traceVarTgidActive       = "tgid_active"
+	traceVarTgidList         = "tgid_list"
 )
 
 // loadTrace returns the embedded CollectionSpec for trace.
@@ -168,7 +170,6 @@ type traceMapSpecs struct {
 	Slots      *ebpf.MapSpec `ebpf:"slots"`
 	Stats      *ebpf.MapSpec `ebpf:"stats"`
 	Syscalls   *ebpf.MapSpec `ebpf:"syscalls"`
-	Tgids      *ebpf.MapSpec `ebpf:"tgids"`
 }
 
 // traceVariableSpecs contains global variables before they are loaded into the kernel.
@@ -181,6 +182,7 @@ type traceVariableSpecs struct {
 	N_comms     *ebpf.VariableSpec `ebpf:"n_comms"`
 	N_devs      *ebpf.VariableSpec `ebpf:"n_devs"`
 	N_pages     *ebpf.VariableSpec `ebpf:"n_pages"`
+	N_tgids     *ebpf.VariableSpec `ebpf:"n_tgids"`
 	NrFdatasync *ebpf.VariableSpec `ebpf:"nr_fdatasync"`
 	NrFsync     *ebpf.VariableSpec `ebpf:"nr_fsync"`
 	NrPwrite64  *ebpf.VariableSpec `ebpf:"nr_pwrite64"`
@@ -188,6 +190,8 @@ type traceVariableSpecs struct {
 	NrPwritev2  *ebpf.VariableSpec `ebpf:"nr_pwritev2"`
 	NrWrite     *ebpf.VariableSpec `ebpf:"nr_write"`
 	NrWritev    *ebpf.VariableSpec `ebpf:"nr_writev"`
+	TgidActive  *ebpf.VariableSpec `ebpf:"tgid_active"`
+	TgidList    *ebpf.VariableSpec `ebpf:"tgid_list"`
 }
 
 // traceObjects contains all objects after they have been loaded into the kernel.
@@ -219,7 +223,6 @@ type traceMaps struct {
 	Slots      *ebpf.Map `ebpf:"slots"`
 	Stats      *ebpf.Map `ebpf:"stats"`
 	Syscalls   *ebpf.Map `ebpf:"syscalls"`
-	Tgids      *ebpf.Map `ebpf:"tgids"`
 }
 
 func (m *traceMaps) Close() error {
@@ -233,7 +236,6 @@ func (m *traceMaps) Close() error {
 		m.Slots,
 		m.Stats,
 		m.Syscalls,
-		m.Tgids,
 	)
 }
 
@@ -247,6 +249,7 @@ type traceVariables struct {
 	N_comms     *ebpf.Variable `ebpf:"n_comms"`
 	N_devs      *ebpf.Variable `ebpf:"n_devs"`
 	N_pages     *ebpf.Variable `ebpf:"n_pages"`
+	N_tgids     *ebpf.Variable `ebpf:"n_tgids"`
 	NrFdatasync *ebpf.Variable `ebpf:"nr_fdatasync"`
 	NrFsync     *ebpf.Variable `ebpf:"nr_fsync"`
 	NrPwrite64  *ebpf.Variable `ebpf:"nr_pwrite64"`
@@ -254,6 +257,8 @@ type traceVariables struct {
 	NrPwritev2  *ebpf.Variable `ebpf:"nr_pwritev2"`
 	NrWrite     *ebpf.Variable `ebpf:"nr_write"`
 	NrWritev    *ebpf.Variable `ebpf:"nr_writev"`
+	TgidActive  *ebpf.Variable `ebpf:"tgid_active"`
+	TgidList    *ebpf.Variable `ebpf:"tgid_list"`
 }
 
 // tracePrograms contains all programs after they have been loaded into the kernel.

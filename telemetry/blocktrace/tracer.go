@@ -36,6 +36,7 @@ type Config struct {
 const (
 	maxComms = 4
 	maxDevs  = 16 // MAX_DEVS in trace.bpf.c
+	maxTgids = 64 // MAX_TGIDS
 )
 
 // Loaded is the programs and maps in the kernel, attached to nothing until
@@ -276,12 +277,15 @@ func (l *Loaded) release() {
 func (t *Tracer) attach() error {
 	// Counts from an earlier phase go: the maps start empty, so a long
 	// series of phases never fills them.
-	for _, name := range []string{traceMapInflight, traceMapSyscalls, traceMapTgids} {
+	for _, name := range []string{traceMapInflight, traceMapSyscalls} {
 		if err := clearMap(t.l.block.Maps[name]); err != nil {
 			return fmt.Errorf("block tracing: clear %s: %w", name, err)
 		}
 	}
 	if err := t.l.clearCounts(); err != nil {
+		return err
+	}
+	if err := t.l.setTgids(nil); err != nil { // follow sets the phase's
 		return err
 	}
 	// A new generation frees every slot of the in-flight table at once.
