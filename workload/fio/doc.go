@@ -41,6 +41,11 @@
 //
 // # Differences from fio
 //
+// ioengine=posixaio runs as glibc's POSIX AIO does: the job hands each
+// request to one helper thread per file, which performs them in order
+// (slat ends at the hand-off; clat includes the wait for the thread).
+// pvsync2 is preadv2/pwritev2 without flags.
+//
 // Trims (rw=trim, randtrim, trimwrite, randtrimwrite) are BLKDISCARD on
 // block devices, as fio's os_trim, and fail with ENOTTY on regular files
 // as fio's do; the queueing engines issue them synchronously, as fio's

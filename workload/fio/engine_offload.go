@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
 )
 
 // offloadQueue is io_submit_mode=offload as fio's rate_submit.c builds
@@ -30,6 +32,10 @@ type offloadQueue struct {
 	errs    []error
 	flying  int
 	wg      sync.WaitGroup
+	// posix: ioengine=posixaio, glibc's POSIX AIO, which is this pool:
+	// a request is issued when aio_read/aio_write hands it over (slat
+	// ends there), and its clat includes the wait for a helper thread.
+	posix bool
 }
 
 func (c *clone) runOffload() error {
@@ -40,7 +46,13 @@ func (c *clone) runOffload() error {
 	for i := d - 1; i >= 0; i-- {
 		q.free = append(q.free, i)
 	}
-	for i := 0; i < d; i++ {
+	threads := d
+	if c.job.Ioengine == fiov1.IOEngine_IO_ENGINE_POSIXAIO && !c.job.SubmitOffload {
+		// glibc's POSIX AIO queues the requests on one descriptor to one
+		// helper thread, which performs them in order.
+		q.posix, threads = true, 1
+	}
+	for i := 0; i < threads; i++ {
 		q.wg.Go(q.submitter)
 	}
 	defer func() { close(q.work); q.wg.Wait() }()
@@ -55,7 +67,9 @@ func (q *offloadQueue) submitter() {
 	var rng [2]uint64 // this thread's BLKDISCARD argument
 	for slot := range q.work {
 		buf := c.bufs.buf(slot, q.want[slot])
-		q.issue[slot] = c.now()
+		if !q.posix {
+			q.issue[slot] = c.now()
+		}
 		var n int
 		var err error
 		switch {
@@ -170,7 +184,11 @@ func (q *offloadQueue) submit() error {
 	if n == 0 {
 		return nil
 	}
+	now := c.now()
 	for _, slot := range q.pending {
+		if q.posix {
+			q.issue[slot] = now
+		}
 		q.work <- slot
 	}
 	q.pending = q.pending[:0]

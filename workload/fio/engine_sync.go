@@ -84,6 +84,18 @@ func (c *clone) syncIO(op int, buf []byte, off uint64) (int, error) {
 			return unix.Read(c.fd, buf)
 		}
 		return unix.Write(c.fd, buf)
+	case fiov1.IOEngine_IO_ENGINE_PVSYNC2:
+		// preadv2/pwritev2 with no flags, as fio's pvsync2 without hipri,
+		// nowait or uncached.
+		nr := uintptr(unix.SYS_PREADV2)
+		if op == dirWrite {
+			nr = unix.SYS_PWRITEV2
+		}
+		n, _, errno := unix.Syscall6(nr, uintptr(c.fd), uintptr(unsafe.Pointer(&c.iov[0])), 1, uintptr(off), 0, 0)
+		if errno != 0 {
+			return 0, errno
+		}
+		return int(n), nil
 	case fiov1.IOEngine_IO_ENGINE_PVSYNC:
 		nr := uintptr(unix.SYS_PREADV)
 		if op == dirWrite {

@@ -363,6 +363,7 @@ var engineNames = map[string]fiov1.IOEngine{
 	"psync": fiov1.IOEngine_IO_ENGINE_PSYNC, "sync": fiov1.IOEngine_IO_ENGINE_SYNC,
 	"pvsync": fiov1.IOEngine_IO_ENGINE_PVSYNC, "libaio": fiov1.IOEngine_IO_ENGINE_LIBAIO,
 	"io_uring": fiov1.IOEngine_IO_ENGINE_IO_URING, "null": fiov1.IOEngine_IO_ENGINE_NULL,
+	"pvsync2": fiov1.IOEngine_IO_ENGINE_PVSYNC2, "posixaio": fiov1.IOEngine_IO_ENGINE_POSIXAIO,
 }
 
 func setEngine(j *fiov1.Job, v string) error {

@@ -11,10 +11,8 @@ import (
 
 // refusedEngines are fio engines that cannot run here, and why.
 var refusedEngines = map[string]string{
-	"posixaio": "not supported yet: glibc's POSIX AIO runs each request on a helper thread; use libaio or io_uring",
-	"pvsync2":  "not supported yet; use pvsync",
-	"mmap":     "not supported yet; use psync",
-	"sg":       "SCSI generic devices are not supported", "net": "network I/O is not a storage write path",
+	"mmap": "not supported yet; use psync",
+	"sg":   "SCSI generic devices are not supported", "net": "network I/O is not a storage write path",
 	"netsplice": "network I/O is not a storage write path", "rdma": "needs RDMA hardware",
 	"cpuio": "burns CPU instead of doing I/O; not offered", "splice": "not supported; use psync",
 	"e4defrag": "defragments files instead of measuring I/O; not offered",

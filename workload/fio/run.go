@@ -366,7 +366,7 @@ func (c *clone) run(ctx context.Context) error {
 	c.joinFlow()
 	var err error
 	switch {
-	case c.job.SubmitOffload:
+	case c.job.SubmitOffload || c.job.Ioengine == fiov1.IOEngine_IO_ENGINE_POSIXAIO:
 		err = c.runOffload()
 	case c.job.Ioengine == fiov1.IOEngine_IO_ENGINE_NULL:
 		if c.job.Iodepth > 1 {
@@ -447,7 +447,8 @@ func openClone(c *clone) error {
 		_ = unix.Fadvise(fd, int64(c.offset), int64(c.size), unix.FADV_DONTNEED)
 	}
 	depth := 1
-	if j.Ioengine == fiov1.IOEngine_IO_ENGINE_LIBAIO || j.Ioengine == fiov1.IOEngine_IO_ENGINE_IO_URING || j.SubmitOffload {
+	if j.Ioengine == fiov1.IOEngine_IO_ENGINE_LIBAIO || j.Ioengine == fiov1.IOEngine_IO_ENGINE_IO_URING || j.SubmitOffload ||
+		j.Ioengine == fiov1.IOEngine_IO_ENGINE_POSIXAIO {
 		depth = int(j.Iodepth)
 	}
 	c.bufs, err = newBuffers(depth, j.Bs, c.seed, c.bufFill)

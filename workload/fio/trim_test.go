@@ -149,3 +149,20 @@ func TestNegativeHoleReadsBackwardsAsFio(t *testing.T) {
 		}
 	}
 }
+
+// TestPosixaioAndPvsync2MatchFio: ioengine=posixaio (glibc's helper
+// thread, in order) and pvsync2 (preadv2/pwritev2) run fio's job to the
+// same reads, writes and error as the real fio 3.33 (fio's t0017).
+func TestPosixaioAndPvsync2MatchFio(t *testing.T) {
+	fio := fioPath(t)
+	dir := diskDir(t)
+	for _, engine := range []string{"posixaio", "pvsync2"} {
+		for _, rw := range []string{"randwrite", "read"} {
+			theirs, ours, _, _ := runBoth(t, fio, "--name=p", "--ioengine="+engine, "--iodepth=16", "--size=1m", "--rw="+rw,
+				"--filename="+filepath.Join(dir, "p."+engine))
+			if theirs != ours || ours.Read.IOs+ours.Write.IOs != 256 {
+				t.Errorf("%s %s: counts %+v; fio's %+v", engine, rw, ours, theirs)
+			}
+		}
+	}
+}
