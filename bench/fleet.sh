@@ -70,16 +70,20 @@ echo "$SUM"
 echo "store: $(stat -c %s "$DB") bytes after the run ($WORKERS workers x $SECS s)"
 
 fail=0
-# cli LABEL LIMIT_S ARGS... runs a reader under GNU time: wall s, peak RSS.
+# cli LABEL LIMIT_S ARGS... runs a reader under GNU time: wall s, CPU s,
+# peak RSS (file-backed pages of the store mapping included: opening a store
+# file checks every page, so a reader --db FILE maps the whole file).
 cli() {
 	local label=$1 limit=$2; shift 2
 	local t
-	if ! /usr/bin/time -o "$WORK/cli.time" -f '%e %M' "$WP" "$@" >/dev/null 2>"$WORK/cli.err"; then
+	if ! /usr/bin/time -o "$WORK/cli.time" -f '%e %M %U %S' "$WP" "$@" >/dev/null 2>"$WORK/cli.err"; then
 		echo "$label: FAILED: $(tail -1 "$WORK/cli.err")"; fail=1; return
 	fi
 	t=$(tail -1 "$WORK/cli.time")
-	local wall=${t% *} kib=${t#* }
-	echo "$label: ${wall} s, peak RSS $((kib / 1024)) MiB"
+	local wall kib user sys
+	read -r wall kib user sys <<<"$t"
+	# CPU beside wall: on a busy machine the wall time is mostly waiting.
+	echo "$label: ${wall} s, CPU $(awk -v u="$user" -v s="$sys" 'BEGIN{print u + s}') s, peak RSS $((kib / 1024)) MiB"
 	if awk -v w="$wall" -v l="$limit" 'BEGIN{exit !(w > l)}' || [ "$kib" -gt $((1 << 20)) ]; then fail=1; fi
 }
 cli "runs show via coordinator" 5 runs show "$RUN" --coordinator "$ADDR"

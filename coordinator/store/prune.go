@@ -18,7 +18,7 @@ import (
 //
 // Per-worker snapshots are most of a fleet's store (measured at 1,000
 // workers: 4.1 MB of file per 1 s interval, a 4 KiB page per snapshot,
-// against 45 KB merged; 16.2 MB per worker-hour in all, ~0.2 MB once
+// against 45 KB merged; 15-16 MB per worker-hour in all, 0.2 MB once
 // pruned); bbolt reuses the pages freed, so the file stops growing, and
 // Compact shrinks it.
 func (s *Store) PruneWorkerIntervals(keep int, now time.Time) ([]string, error) {
