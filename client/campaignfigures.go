@@ -55,7 +55,7 @@ func CheckColumns(names []string) error {
 			for i, c := range known {
 				keys[i] = c.Key
 			}
-			return fmt.Errorf("columns: unknown %q (known: %s)", n, strings.Join(keys, ", "))
+			return fmt.Errorf("unknown column %q (known: %s)", n, strings.Join(keys, ", "))
 		}
 	}
 	return nil

@@ -40,7 +40,7 @@ type PlanOptions struct {
 // anything runs, naming the cell.
 func Plan(spec *campaign.Spec, build SpecBuilder, o PlanOptions) (*writepathv1.CampaignPlan, error) {
 	if err := CheckColumns(spec.Columns); err != nil {
-		return nil, fmt.Errorf("%s: %w", o.File, err)
+		return nil, fmt.Errorf("%s: columns: %w", o.File, err)
 	}
 	cells := len(spec.Expand())
 	plan := &writepathv1.CampaignPlan{Name: spec.Name, SpecText: string(o.Text), SpecFile: o.File,

@@ -163,7 +163,7 @@ func BuildCampaignTableWith(ctx context.Context, src CampaignSource, rec *writep
 		spec.Columns = o.Columns
 	}
 	if err := CheckColumns(spec.Columns); err != nil {
-		return nil, fmt.Errorf("campaign %s: %w", rec.GetId(), err)
+		return nil, fmt.Errorf("campaign %s: columns: %w", rec.GetId(), err)
 	}
 	res := &CampaignResult{Spec: spec, Unit: plan.GetAggregation().GetUnit()}
 	if res.Unit == "" {
