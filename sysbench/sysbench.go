@@ -147,9 +147,8 @@ func inProcess(ctx context.Context, cl *oltp.CommandLine, text *oltp.Text) int {
 		return exitFailed
 	}
 	w.Text, w.NoStatus = text, true // no one reads the Recorder here
-	start := time.Now()
-	env := workload.Env{Start: start, Log: slog.New(slog.DiscardHandler)}
-	err = w.Run(ctx, cl.Command, env, workload.NewRecorder(start))
+	env := workload.Env{Start: time.Now(), Log: slog.New(slog.DiscardHandler)}
+	err = workload.Drive(ctx, w, cl.Command, env, 0, nil)
 	var sum *oltp.Summary
 	if cl.Command == oltp.PhaseRun {
 		sum = w.RunSummary()

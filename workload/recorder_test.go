@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"testing"
@@ -229,3 +230,32 @@ func TestRecordPairDoesNotAllocate(t *testing.T) {
 		t.Errorf("Handle.RecordPair allocates %v times; want 0", n)
 	}
 }
+
+// TestDrive: every value the phase recorded is in the intervals Drive
+// hands over, the last one included, in order.
+func TestDrive(t *testing.T) {
+	w := driveFunc(func(ctx context.Context, rec *Recorder) error {
+		h := rec.Handle("op")
+		for i := range 50 {
+			h.Record(int64(i + 1))
+			time.Sleep(time.Millisecond)
+		}
+		return nil
+	})
+	var n int64
+	var last time.Time
+	err := Drive(t.Context(), w, "run", Env{Start: time.Now()}, 10*time.Millisecond, func(s Snapshot) {
+		if s.Start.Before(last) {
+			t.Errorf("interval starting %v after one ending %v", s.Start, last)
+		}
+		last = s.End
+		n += s.Ops["op"].Count()
+	})
+	if err != nil || n != 50 {
+		t.Errorf("Drive = %v, %d values in its intervals; want nil, 50", err, n)
+	}
+}
+
+type driveFunc func(ctx context.Context, rec *Recorder) error
+
+func (f driveFunc) Run(ctx context.Context, _ string, _ Env, rec *Recorder) error { return f(ctx, rec) }

@@ -59,24 +59,9 @@ func run(ctx context.Context, args []string) error {
 	}
 	env := workload.Env{Start: time.Now(), Progress: os.Stderr,
 		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
-	rec := workload.NewRecorder(env.Start)
-	// Drain the recorder once a second, as a worker would.
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case now := <-t.C:
-				rec.Tick(now)
-			}
-		}
-	}()
 	start := time.Now()
-	err = w.Run(ctx, phase, env, rec)
-	close(done)
+	// Intervals every second, as a worker would close them.
+	err = workload.Drive(ctx, w, phase, env, time.Second, nil)
 	if err != nil {
 		return err
 	}

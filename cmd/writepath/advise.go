@@ -212,30 +212,10 @@ func runMeasure(ctx context.Context, meta workload.Meta, args []string) (float64
 	if err != nil {
 		return 0, err
 	}
-	start := time.Now()
-	rec := workload.NewRecorder(start)
-	env := workload.Env{Shard: workload.Shard{Count: 1}, DataDir: os.TempDir(), Start: start, Log: slog.New(slog.DiscardHandler)}
-	done := make(chan struct{})
-	snaps := make(chan []workload.Snapshot, 1)
-	go func() {
-		var all []workload.Snapshot
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case now := <-t.C:
-				all = append(all, rec.Tick(now))
-			case <-done:
-				snaps <- append(all, rec.Tick(time.Now()))
-				return
-			}
-		}
-	}()
-	runErr := w.Run(ctx, meta.Phases[0].Name, env, rec)
-	close(done)
-	all := <-snaps
-	if runErr != nil {
-		return 0, runErr
+	env := workload.Env{Shard: workload.Shard{Count: 1}, DataDir: os.TempDir(), Start: time.Now(), Log: slog.New(slog.DiscardHandler)}
+	var all []workload.Snapshot
+	if err := workload.Drive(ctx, w, meta.Phases[0].Name, env, time.Second, func(s workload.Snapshot) { all = append(all, s) }); err != nil {
+		return 0, err
 	}
 	return writesPerSecond(all), nil
 }

@@ -91,11 +91,11 @@ func runCrash(ctx context.Context, args []string, o crashOptions, stdout, stderr
 	if err != nil {
 		return fmt.Errorf("--disk: %w", err)
 	}
-	spec, err := crash.FromArgs(args)
+	b, err := crash.FromArgs(args)
 	if err != nil {
 		return err
 	}
-	w, err := crash.New(spec)
+	w, err := crash.New(b)
 	if err != nil {
 		return err
 	}
@@ -109,8 +109,8 @@ func runCrash(ctx context.Context, args []string, o crashOptions, stdout, stderr
 		defer release()
 		env.DataDir = o.dataDir
 	}
-	res, runErr := w.(*crash.Workload).Rounds(ctx, env, workload.NewRecorder(env.Start))
-	if len(res.Rounds) > 0 {
+	runErr := workload.Drive(ctx, w, crash.PhaseRounds, env, 0, nil)
+	if res, err := summaryOf(w, crash.PhaseRounds); err == nil && len(res.Rounds) > 0 {
 		if err := writeCrash(stdout, res, o.json); err != nil && runErr == nil {
 			return err
 		}
@@ -154,4 +154,20 @@ func writeCrash(w io.Writer, res crash.Result, asJSON bool) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(res)
+}
+
+// summaryOf reads the crash result back through the kind's Summarizer, as
+// a worker's PhaseDone carries it: the command knows the crash kind only
+// by its result type.
+func summaryOf(w workload.Workload, phase string) (crash.Result, error) {
+	var res crash.Result
+	sz, ok := w.(workload.Summarizer)
+	if !ok {
+		return res, fmt.Errorf("crash: no summary")
+	}
+	b, err := sz.Summary(phase)
+	if err != nil {
+		return res, err
+	}
+	return res, json.Unmarshal(b, &res)
 }

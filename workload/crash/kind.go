@@ -46,12 +46,19 @@ var (
 	_ workload.Summarizer = (*Workload)(nil)
 )
 
-// New decodes and validates a marshalled Spec, reporting every problem.
+// New decodes and validates a marshalled Spec, reporting every problem
+// (the registry's constructor).
 func New(b []byte) (workload.Workload, error) {
 	spec := &crashv1.Spec{}
 	if err := proto.Unmarshal(b, spec); err != nil {
 		return nil, fmt.Errorf("crash spec: %w", err)
 	}
+	return NewFromSpec(spec)
+}
+
+// NewFromSpec validates spec and returns its Workload, as oltp's
+// NewFromSpec does.
+func NewFromSpec(spec *crashv1.Spec) (*Workload, error) {
 	if err := workload.CheckSpec(spec); err != nil {
 		return nil, fmt.Errorf("crash spec: %w", err)
 	}
@@ -94,6 +101,16 @@ func (w *Workload) Rounds(ctx context.Context, env workload.Env, rec *workload.R
 	}
 	cfg.useChecked(checked)
 	return newHarness(cfg, env, rec).Run(ctx)
+}
+
+// Result returns the last Run's result; false before any.
+func (w *Workload) Result() (Result, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.mu.result == nil {
+		return Result{}, false
+	}
+	return *w.mu.result, true
 }
 
 // Summary returns the last result as JSON: every round with its timeline

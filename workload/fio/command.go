@@ -63,9 +63,8 @@ func runLocal(ctx context.Context, c *Command, stdout, stderr io.Writer, version
 	// stderr gets errors only.
 	env := workload.Env{Start: time.Now(), Version: version,
 		Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
-	rec := workload.NewRecorder(env.Start)
-	stop := showEta(c, rec, stdout)
-	runErr := w.Run(ctx, PhaseRun, env, rec)
+	eta, stop := showEta(c, stdout)
+	runErr := workload.Drive(ctx, w, PhaseRun, env, etaEvery(c), eta)
 	stop()
 	if repErr := w.Report(out); repErr != nil && runErr == nil {
 		return repErr
@@ -73,47 +72,38 @@ func runLocal(ctx context.Context, c *Command, stdout, stderr io.Writer, version
 	return runErr
 }
 
-// showEta closes a Recorder interval every --eta-interval (1 s) and shows
-// it as fio's ETA line on stdout: with --eta=always, or --eta=auto when
-// stdout is a terminal; --eta-newline=t starts a new line every t instead
-// of rewriting one. The returned func stops it and waits.
-func showEta(c *Command, rec *workload.Recorder, stdout io.Writer) (stop func()) {
+// etaEvery is --eta-interval (1 s by default).
+func etaEvery(c *Command) time.Duration {
+	if c.EtaInterval <= 0 {
+		return time.Second
+	}
+	return c.EtaInterval
+}
+
+// showEta shows each interval as fio's ETA line on stdout: with
+// --eta=always, or --eta=auto when stdout is a terminal; --eta-newline=t
+// starts a new line every t instead of rewriting one. stop clears the
+// line.
+func showEta(c *Command, stdout io.Writer) (tick func(workload.Snapshot), stop func()) {
 	show := c.Eta == "always"
 	if f, ok := stdout.(*os.File); ok && c.Eta == "auto" {
 		_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 		show = err == nil
 	}
-	every := c.EtaInterval
-	if every <= 0 {
-		every = time.Second
-	}
-	done, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		lastNL := time.Now()
-		for {
-			select {
-			case <-done:
-				return
-			case now := <-t.C:
-				line := ProgressLine(rec.Tick(now))
-				if !show {
-					continue
-				}
-				if c.EtaNewline > 0 && now.Sub(lastNL) >= c.EtaNewline {
-					fmt.Fprintf(stdout, "%s\n", line)
-					lastNL = now
-				} else {
-					fmt.Fprintf(stdout, "\r%s\x1b[K", line)
-				}
-			}
+	lastNL := time.Now()
+	tick = func(s workload.Snapshot) {
+		if !show {
+			return
 		}
-	}()
-	return func() {
-		close(done)
-		<-finished
+		line := ProgressLine(s)
+		if c.EtaNewline > 0 && s.End.Sub(lastNL) >= c.EtaNewline {
+			fmt.Fprintf(stdout, "%s\n", line)
+			lastNL = s.End
+		} else {
+			fmt.Fprintf(stdout, "\r%s\x1b[K", line)
+		}
+	}
+	return tick, func() {
 		if show {
 			fmt.Fprint(stdout, "\r\x1b[K")
 		}
