@@ -101,6 +101,10 @@ type clone struct {
 	// trimRange is BLKDISCARD's argument, kept here so that passing it to
 	// the kernel allocates nothing.
 	trimRange [2]uint64
+	// iolog is fio's write_iolog (nil without); lastOff is the offset a
+	// sync is logged with (fio logs the io_u's last one).
+	iolog   *ioLog
+	lastOff uint64
 }
 
 // now is the time since the clone's clock origin, in ns (monotonic).
@@ -206,6 +210,9 @@ func (c *clone) nextOp() (op int, off, n uint64) {
 		return opDone, 0, 0
 	}
 	if c.syncDue() {
+		if c.iolog != nil {
+			c.iolog.io(c.now(), "sync", c.lastOff, 0)
+		}
 		return opSync, 0, 0
 	}
 	if c.verify != nil && c.verify.backlogDue() {
@@ -231,6 +238,10 @@ func (c *clone) nextOp() (op int, off, n uint64) {
 	c.ios++
 	if c.rate.on {
 		c.issuedRate(d, n)
+	}
+	if c.iolog != nil {
+		c.iolog.io(c.now(), ioLogNames[d], off, n)
+		c.lastOff = off
 	}
 	c.lastWrite = d == dirWrite
 	if c.lastWrite {

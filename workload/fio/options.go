@@ -133,6 +133,7 @@ var optionTable = []namedOption{
 	opt("verify_backlog", false, "Verify after this number of blocks are written", uintOpt(0, math.MaxUint32, func(j *fiov1.Job, n uint64) { j.VerifyBacklog = n })),
 	opt("experimental_verify", true, "Enable experimental verification (writepath checks the blocks it recorded writing either way: the same blocks are read back and the same failures caught)", boolOpt(func(*fiov1.Job, bool) {})),
 	opt("verify_dump", true, "Dump contents of good and bad blocks on failure", boolOpt(func(j *fiov1.Job, b bool) { j.VerifyDump = b })),
+	opt("write_iolog", false, "Store IO pattern to file", func(j *fiov1.Job, v string) error { j.WriteIolog = v; return nil }),
 	opt("write_lat_log", true, "Write log of latency during run", logName(func(l *fiov1.Logs) *string { return &l.Lat })),
 	opt("write_bw_log", true, "Write log of bandwidth during run", logName(func(l *fiov1.Logs) *string { return &l.Bw })),
 	opt("write_iops_log", true, "Write log of IOPS during run", logName(func(l *fiov1.Logs) *string { return &l.Iops })),

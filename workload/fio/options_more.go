@@ -33,7 +33,6 @@ var refusedEngines = map[string]string{
 // refused are fio job options that cannot apply here, and why; any other
 // unknown name is ErrUnknownOption.
 var refused = map[string]string{
-	"write_iolog":       "I/O logs for replay are not written",
 	"read_iolog":        "replaying I/O logs is not supported",
 	"verify_async":      "verification runs in the job's own thread",
 	"verify_pattern":    "only checksum verification (verify=md5, crc32c, ...) is supported",

@@ -146,7 +146,7 @@ func TestRejections(t *testing.T) {
 		wantMsg string
 	}{
 		{[]string{"--name=j", "--size=1m", "--bogus=1"}, ErrUnknownOption, `"bogus"`},
-		{[]string{"--name=j", "--size=1m", "--write_iolog=x"}, ErrUnsupported, `I/O logs for replay`},
+		{[]string{"--name=j", "--size=1m", "--read_iolog=x"}, ErrUnsupported, `replaying I/O logs`},
 		{[]string{"--name=j", "--size=1m", "--rw=randtrim", "--verify=md5"}, ErrInvalidValue, `verify= with rw=randtrim`},
 		{[]string{"--name=j", "--size=1m", "--ioengine=rbd"}, ErrInvalidValue, `needs a Ceph cluster`},
 		{[]string{"--name=j", "--size=1m", "--bssplit=4k/60:8k/60"}, ErrInvalidValue, `add up to 120`},

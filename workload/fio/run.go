@@ -272,6 +272,11 @@ func openAndAttach(c *clone, rec *workload.Recorder) error {
 			c.st.dir[d].prio = prioStats(p.prios[d])
 		}
 	}
+	if c.job.WriteIolog != "" {
+		if err := openIOLog(c); err != nil {
+			return err
+		}
+	}
 	if wantsLogs(c.job) {
 		if err := openLogs(c, c.env.Path, c.num == 0 || c.job.Logs.PerJob); err != nil {
 			return err
@@ -401,6 +406,12 @@ func (c *clone) run(ctx context.Context) error {
 	if lerr := c.closeLogs(); err == nil {
 		err = lerr
 	}
+	if c.iolog != nil {
+		if lerr := c.iolog.close(c.now()); err == nil {
+			err = lerr
+		}
+		c.iolog = nil
+	}
 	return err
 }
 
@@ -481,6 +492,10 @@ func attachHandles(c *clone, rec *workload.Recorder) {
 func closeAll(clones []*clone) {
 	for _, c := range clones {
 		_ = c.closeLogs()
+		if c.iolog != nil {
+			_ = c.iolog.close(c.now())
+			c.iolog = nil
+		}
 		c.closeFile()
 		c.bufs.close()
 	}

@@ -1140,10 +1140,13 @@ type Job struct {
 	// disable_lat=, disable_clat=, disable_slat=, disable_bw_measurement=
 	// (gtod_reduce=1 sets all four): the job's report leaves those out, as
 	// fio's does.
-	DisableLat    bool `protobuf:"varint,96,opt,name=disable_lat,json=disableLat,proto3" json:"disable_lat,omitempty"`
-	DisableClat   bool `protobuf:"varint,97,opt,name=disable_clat,json=disableClat,proto3" json:"disable_clat,omitempty"`
-	DisableSlat   bool `protobuf:"varint,98,opt,name=disable_slat,json=disableSlat,proto3" json:"disable_slat,omitempty"`
-	DisableBw     bool `protobuf:"varint,99,opt,name=disable_bw,json=disableBw,proto3" json:"disable_bw,omitempty"`
+	DisableLat  bool `protobuf:"varint,96,opt,name=disable_lat,json=disableLat,proto3" json:"disable_lat,omitempty"`
+	DisableClat bool `protobuf:"varint,97,opt,name=disable_clat,json=disableClat,proto3" json:"disable_clat,omitempty"`
+	DisableSlat bool `protobuf:"varint,98,opt,name=disable_slat,json=disableSlat,proto3" json:"disable_slat,omitempty"`
+	DisableBw   bool `protobuf:"varint,99,opt,name=disable_bw,json=disableBw,proto3" json:"disable_bw,omitempty"`
+	// write_iolog=: the file fio's version 3 I/O log of the job's I/O is
+	// appended to (beneath the data dir).
+	WriteIolog    string `protobuf:"bytes,100,opt,name=write_iolog,json=writeIolog,proto3" json:"write_iolog,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1871,6 +1874,13 @@ func (x *Job) GetDisableBw() bool {
 	return false
 }
 
+func (x *Job) GetWriteIolog() string {
+	if x != nil {
+		return x.WriteIolog
+	}
+	return ""
+}
+
 var File_writepath_fio_v1_spec_proto protoreflect.FileDescriptor
 
 const file_writepath_fio_v1_spec_proto_rawDesc = "" +
@@ -1914,7 +1924,7 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"unix_epoch\x18\n" +
 	" \x01(\bR\tunixEpoch\x12'\n" +
 	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
-	"\x04prio\x18\f \x01(\bR\x04prio\"\x93\x1c\n" +
+	"\x04prio\x18\f \x01(\bR\x04prio\"\xb4\x1c\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -2031,7 +2041,9 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\fdisable_clat\x18a \x01(\bR\vdisableClat\x12!\n" +
 	"\fdisable_slat\x18b \x01(\bR\vdisableSlat\x12\x1d\n" +
 	"\n" +
-	"disable_bw\x18c \x01(\bR\tdisableBw*\x95\x01\n" +
+	"disable_bw\x18c \x01(\bR\tdisableBw\x12\x1f\n" +
+	"\vwrite_iolog\x18d \x01(\tR\n" +
+	"writeIolog*\x95\x01\n" +
 	"\fOutputFormat\x12\x1d\n" +
 	"\x19OUTPUT_FORMAT_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14OUTPUT_FORMAT_NORMAL\x10\x01\x12\x16\n" +
