@@ -32,7 +32,7 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	if err := s.checkOnOpen(); err != nil {
+	if err := s.checkReleasing(); err != nil {
 		db.Close()
 		return nil, err
 	}

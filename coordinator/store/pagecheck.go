@@ -40,10 +40,12 @@ func checkPages(path string) error {
 		return fmt.Errorf("map: %w", err)
 	}
 	defer unix.Munmap(data)
-	return safe(path, func() error { return checkMapped(data) })
+	return safe(path, func() error { return checkMapped(data, releaseEvery) })
 }
 
-func checkMapped(data []byte) error {
+// checkMapped walks the mapped file, releasing its pages every releaseEach
+// pages read.
+func checkMapped(data []byte, releaseEach int) error {
 	m, err := readMeta(data)
 	if err != nil {
 		return err
@@ -51,7 +53,7 @@ func checkMapped(data []byte) error {
 	if m.pgid*uint64(m.pageSize) > uint64(len(data)) {
 		return fmt.Errorf("file is truncated: its meta page counts %d pages of %d bytes, the file holds %d bytes", m.pgid, m.pageSize, len(data))
 	}
-	w := &pageWalk{data: data, m: m, seen: make([]uint64, m.pgid/64+1)}
+	w := &pageWalk{data: data, m: m, seen: make([]uint64, m.pgid/64+1), releaseEach: releaseEach}
 	if m.freelist != noFreelist {
 		if err := w.freelist(m.freelist); err != nil {
 			return err
@@ -121,6 +123,9 @@ type pageWalk struct {
 	data []byte
 	m    meta
 	seen []uint64 // a bit per page below the high-water mark
+	read int      // pages read since the mapping's pages were last released
+	// releaseEach is how many pages are read between two releases.
+	releaseEach int
 }
 
 // page returns page id with its overflow pages, checking its place, its
@@ -141,6 +146,12 @@ func (w *pageWalk) page(id uint64, want uint16) ([]byte, error) {
 	overflow := uint64(le.Uint32(hdr[12:]))
 	if overflow >= w.m.pgid-id {
 		return nil, fmt.Errorf("page %d: %d overflow pages run past page %d", id, overflow, w.m.pgid-1)
+	}
+	if w.read += int(overflow) + 1; w.read >= w.releaseEach {
+		// The slices already handed out stay valid: released pages of
+		// this read-only file mapping fault back from the page cache.
+		_ = unix.Madvise(w.data, unix.MADV_DONTNEED)
+		w.read = 0
 	}
 	for p := id; p <= id+overflow; p++ {
 		if w.seen[p/64]&(1<<(p%64)) != 0 {
