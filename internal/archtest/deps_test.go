@@ -33,6 +33,7 @@ var rules = []rule{
 	// needs nothing of ours.
 	{pkg: "workload/crash/errlog", ours: []string{"workload/crash/errlog"}},
 	{pkg: "workload/crash/ledger", ours: []string{"workload/crash/ledger"}},
+	{pkg: "workload/crash/innodbpage/...", ours: []string{"workload/crash/innodbpage/..."}},
 	{pkg: "powerloss", ours: []string{"powerloss"}},
 	{pkg: "worker/...", ours: []string{"worker/...", "proto/writepath/v1", "workload", "hist", "beneath", "telemetry/diskstats", "telemetry/blockdev", "hostknob"},
 		never: []string{"database/sql", "go.etcd.io/bbolt"}},

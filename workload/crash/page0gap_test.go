@@ -2,7 +2,6 @@ package crash
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/writepath/writepath/mysqld"
+	"github.com/writepath/writepath/workload/crash/innodbpage"
+	"github.com/writepath/writepath/workload/crash/innodbpage/pagetest"
 )
 
 // TestMariaDBTornPage0NotRestored reproduces GapPage0NotRestored on a
@@ -52,7 +53,7 @@ func TestMariaDBTornPage0NotRestored(t *testing.T) {
 	// after everything before it) and does not count if the file grew.
 	data := inst.DataDir()
 	ibd := filepath.Join(data, "sbtest", "t1.ibd")
-	var page0, other dblwrPage
+	var page0, other innodbpage.Copy
 	var checkpoint uint64
 	for attempt := 1; ; attempt++ {
 		must(t, inst.Restart(ctx))
@@ -66,7 +67,7 @@ func TestMariaDBTornPage0NotRestored(t *testing.T) {
 		page0, other, checkpoint, ok = usableCopies(t, data, ibd)
 		grew := fileSize(t, ibd) != size
 		if ok && !grew {
-			t.Logf("attempt %d: checkpoint %d, copies of page 0 (LSN %d) and page %d (LSN %d)", attempt, checkpoint, page0.lsn, other.page, other.lsn)
+			t.Logf("attempt %d: checkpoint %d, copies of page 0 (LSN %d) and page %d (LSN %d)", attempt, checkpoint, page0.LSN, other.Page, other.LSN)
 			break
 		}
 		if attempt == 5 {
@@ -78,9 +79,9 @@ func TestMariaDBTornPage0NotRestored(t *testing.T) {
 	must(t, inst.Snapshot(ctx, snap))
 
 	// Control: another page, torn, is restored and the table is fine.
-	lines, tables := tornRestart(ctx, t, inst, ibd, other.page)
-	if want := fmt.Sprintf("Recovered page [page id: space=%d, page number=%d]", other.space, other.page); !anyContains(lines, want) || !allOK(tables) {
-		t.Errorf("torn page %d: want %q in the log and CHECK TABLE OK; got tables %+v, log:\n%s", other.page, want, tables, strings.Join(lines, "\n"))
+	lines, tables := tornRestart(ctx, t, inst, ibd, other.Page)
+	if want := fmt.Sprintf("Recovered page [page id: space=%d, page number=%d]", other.Space, other.Page); !anyContains(lines, want) || !allOK(tables) {
+		t.Errorf("torn page %d: want %q in the log and CHECK TABLE OK; got tables %+v, log:\n%s", other.Page, want, tables, strings.Join(lines, "\n"))
 	}
 	if want := fmt.Sprintf("from checkpoint LSN=%d", checkpoint); !anyContains(lines, want) {
 		t.Errorf("the checkpoint read from ib_logfile0 (%d) is not the one the server recovered from:\n%s", checkpoint, strings.Join(lines, "\n"))
@@ -89,13 +90,13 @@ func TestMariaDBTornPage0NotRestored(t *testing.T) {
 	// Page 0, torn: the copy is there and usable, and it is not used.
 	must(t, inst.Restore(ctx, snap))
 	lines, tables = tornRestart(ctx, t, inst, ibd, 0)
-	restored := fmt.Sprintf("Recovered page [page id: space=%d, page number=0]", page0.space)
+	restored := fmt.Sprintf("Recovered page [page id: space=%d, page number=0]", page0.Space)
 	if anyContains(lines, restored) {
 		t.Fatalf("MariaDB %s restored a torn page 0 from the doublewrite buffer: GapPage0NotRestored is fixed in it; drop the exception", inst.Version())
 	}
 	rr := RoundResult{Tables: tables, TablesOK: allOK(tables), Cut: &PowerCut{Torn: true, CheckpointLSN: checkpoint,
-		TornPages: []TornPage{{File: "data/sbtest/t1.ibd", Path: ibd, Page: 0, SpaceID: page0.space, OnDisk: pageCorrupt,
-			Copy: true, CopyLSN: page0.lsn, CopyUsable: true}}}}
+		TornPages: []TornPage{{File: "data/sbtest/t1.ibd", Path: ibd, Page: 0, SpaceID: page0.Space, OnDisk: innodbpage.Corrupt,
+			Copy: true, CopyLSN: page0.LSN, CopyUsable: true}}}}
 	scanVerdict(&rr.Verdict, lines)
 	rr.Verdict.CheckFailed = !rr.TablesOK
 	explainDamage(&rr, lines, data, "sbtest")
@@ -104,7 +105,7 @@ func TestMariaDBTornPage0NotRestored(t *testing.T) {
 			rr.Verdict, tables, GapPage0NotRestored, strings.Join(lines, "\n"))
 	}
 	t.Logf("torn page 0 with a usable doublewrite copy (LSN %d >= checkpoint %d): %s; CHECK TABLE: %v",
-		page0.lsn, checkpoint, firstError(rr.Verdict.Corrupt), tables[0].Messages)
+		page0.LSN, checkpoint, firstError(rr.Verdict.Corrupt), tables[0].Messages)
 }
 
 // fillTable creates sbtest.t1 with 4000 rows.
@@ -169,28 +170,28 @@ func churnAndKill(ctx context.Context, inst *mysqld.Instance, d time.Duration, r
 
 // usableCopies looks, in the stopped datadir, for copies of page 0 and of
 // one other page of ibd that recovery may use.
-func usableCopies(t *testing.T, data, ibd string) (page0, other dblwrPage, checkpoint uint64, ok bool) {
+func usableCopies(t *testing.T, data, ibd string) (page0, other innodbpage.Copy, checkpoint uint64, ok bool) {
 	t.Helper()
 	ibdata := filepath.Join(data, "ibdata1")
-	sys, err := readFormat(ibdata)
+	sys, err := innodbpage.ReadFormat(ibdata)
 	must(t, err)
-	dw, err := readDoublewrite(ibdata, sys)
+	dw, err := innodbpage.ReadDoublewrite(ibdata, sys)
 	must(t, err)
-	checkpoint, err = redoCheckpoint(filepath.Join(data, "ib_logfile0"))
+	checkpoint, err = innodbpage.RedoCheckpoint(filepath.Join(data, "ib_logfile0"))
 	must(t, err)
-	f, err := readFormat(ibd)
+	f, err := innodbpage.ReadFormat(ibd)
 	must(t, err)
-	first := make([]byte, f.pageSize)
-	must(t, readAt(ibd, first, 0))
+	first := make([]byte, f.PageSize)
+	must(t, innodbpage.ReadAt(ibd, first, 0))
 	space := spaceOf(first)
-	page0, ok0 := dw.copyOf(space, 0, f)
-	for _, p := range dw.pages {
-		if p.space == space && p.page != 0 && p.lsn >= checkpoint && f.pageState(p.data) == pageValid {
+	page0, ok0 := dw.CopyOf(space, 0, f)
+	for _, p := range dw.Copies() {
+		if p.Space == space && p.Page != 0 && p.LSN >= checkpoint && f.State(p.Data) == innodbpage.Valid {
 			other, ok = p, true
 			break
 		}
 	}
-	return page0, other, checkpoint, ok && ok0 && page0.lsn >= checkpoint
+	return page0, other, checkpoint, ok && ok0 && page0.LSN >= checkpoint
 }
 
 func fileSize(t *testing.T, path string) int64 {
@@ -200,7 +201,7 @@ func fileSize(t *testing.T, path string) int64 {
 	return st.Size()
 }
 
-func spaceOf(p []byte) uint32 { return binary.BigEndian.Uint32(p[filPageSpaceID:]) }
+func spaceOf(p []byte) uint32 { return innodbpage.SpaceID(p) }
 
 // tornRestart damages page of ibd as a torn write does (its third 4 KiB
 // no longer matches the rest), starts the server, checks the tables and
@@ -210,7 +211,7 @@ func tornRestart(ctx context.Context, t *testing.T, inst *mysqld.Instance, ibd s
 	f, err := os.OpenFile(ibd, os.O_RDWR, 0)
 	must(t, err)
 	block := make([]byte, 4096)
-	off := int64(page)*testPS + 8192
+	off := int64(page)*pagetest.PageSize + 8192
 	_, err = f.ReadAt(block, off)
 	must(t, err)
 	for i := range block {

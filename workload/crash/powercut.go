@@ -1,7 +1,6 @@
 package crash
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/writepath/writepath/mysqld"
 	"github.com/writepath/writepath/powerloss"
+	"github.com/writepath/writepath/workload/crash/innodbpage"
 )
 
 // PowerCut is what a power cut did in one round: the layer's reports of
@@ -164,12 +164,12 @@ func (c *PowerCut) inspectTorn(files innodbFiles) {
 			c.InspectError = err.Error()
 		}
 	}()
-	sysFmt, err := readFormat(files.ibdata)
+	sysFmt, err := innodbpage.ReadFormat(files.ibdata)
 	if err != nil {
 		errs = append(errs, err)
 		return
 	}
-	var dblwr *doublewrite
+	var dblwr *innodbpage.Doublewrite
 	seen := map[string]bool{}
 	for _, fc := range c.Files {
 		class := fileClass(fc.Path)
@@ -184,43 +184,43 @@ func (c *PowerCut) inspectTorn(files innodbFiles) {
 		path := filepath.Join(root, rel)
 		f := sysFmt
 		if class == classData {
-			if f, err = readFormat(path); err != nil {
+			if f, err = innodbpage.ReadFormat(path); err != nil {
 				errs = append(errs, err)
 				continue
 			}
 		}
-		ps := int64(f.pageSize)
+		ps := int64(f.PageSize)
 		for _, w := range fc.Lost {
 			tear := w.Offset + w.Kept
 			if !w.Torn || tear%ps == 0 || len(c.TornPages) >= maxTornPages {
 				continue
 			}
 			if dblwr == nil {
-				if dblwr, err = readDoublewrite(files.ibdata, sysFmt); err != nil {
+				if dblwr, err = innodbpage.ReadDoublewrite(files.ibdata, sysFmt); err != nil {
 					errs = append(errs, err)
 					return
 				}
-				if c.CheckpointLSN, err = redoCheckpoint(files.redo); err != nil {
+				if c.CheckpointLSN, err = innodbpage.RedoCheckpoint(files.redo); err != nil {
 					errs = append(errs, err)
 				}
 			}
 			page := uint32(tear / ps)
 			key := fmt.Sprintf("%s:%d", path, page)
-			if class == classSystem && dblwr.inArea(page) || seen[key] {
+			if class == classSystem && dblwr.InArea(page) || seen[key] {
 				continue // the doublewrite buffer itself needs no copy; a page torn twice is one page
 			}
 			seen[key] = true
 			tp := TornPage{File: fc.Path, Path: path, Page: page, Kept: tear - int64(page)*ps}
 			buf := make([]byte, ps)
-			if err := readAt(path, buf, int64(page)*ps); err != nil {
+			if err := innodbpage.ReadAt(path, buf, int64(page)*ps); err != nil {
 				errs = append(errs, err)
 				continue
 			}
-			tp.SpaceID = binary.BigEndian.Uint32(buf[filPageSpaceID:])
-			tp.OnDisk = f.pageState(buf)
-			if cp, ok := dblwr.copyOf(tp.SpaceID, page, f); ok {
-				tp.Copy, tp.CopyLSN = true, cp.lsn
-				tp.CopyUsable = c.CheckpointLSN != 0 && cp.lsn >= c.CheckpointLSN
+			tp.SpaceID = innodbpage.SpaceID(buf)
+			tp.OnDisk = f.State(buf)
+			if cp, ok := dblwr.CopyOf(tp.SpaceID, page, f); ok {
+				tp.Copy, tp.CopyLSN = true, cp.LSN
+				tp.CopyUsable = c.CheckpointLSN != 0 && cp.LSN >= c.CheckpointLSN
 			}
 			c.TornPages = append(c.TornPages, tp)
 		}

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/writepath/writepath/workload/crash/innodbpage"
 )
 
 // Verdict is what the restart after the crash said about the data: the
@@ -119,7 +121,7 @@ func explainDamage(rr *RoundResult, lines []string, datadir, db string) {
 	}
 	restorable := map[string]bool{}
 	for _, tp := range rr.Cut.TornPages {
-		if tp.Page == 0 && tp.OnDisk == pageCorrupt && tp.Copy && tp.CopyUsable {
+		if tp.Page == 0 && tp.OnDisk == innodbpage.Corrupt && tp.Copy && tp.CopyUsable {
 			restorable[filepath.Clean(tp.Path)] = true
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/writepath/writepath/workload/crash/innodbpage"
 )
 
 // page0Log is the restart of MariaDB 10.11.19 over a datadir whose
@@ -23,7 +25,7 @@ func page0Log(t *testing.T, name string) []string {
 func page0Round(datadir string, usable bool) RoundResult {
 	return RoundResult{
 		Cut: &PowerCut{Torn: true, TornPages: []TornPage{{File: "data/sbtest/t1.ibd", Path: filepath.Join(datadir, "sbtest", "t1.ibd"),
-			Page: 0, SpaceID: 5, Kept: 8192, OnDisk: pageCorrupt, Copy: true, CopyLSN: 14743451, CopyUsable: usable}}},
+			Page: 0, SpaceID: 5, Kept: 8192, OnDisk: innodbpage.Corrupt, Copy: true, CopyLSN: 14743451, CopyUsable: usable}}},
 		Tables:   []TableCheck{{Table: "t1", Messages: []string{"Error: Table `sbtest`.`t1` is corrupted."}}, {Table: "wp_ledger", OK: true}},
 		TablesOK: false,
 	}

@@ -1,4 +1,9 @@
-package crash
+// Package innodbpage reads what a power-cut report needs of InnoDB's
+// on-disk formats (MariaDB 10.8 and later, storage/innobase of 10.11):
+// whether a page is intact (full_crc32 or crc32 checksums), the durable
+// doublewrite buffer in the system tablespace and the copies it holds,
+// and the redo log's latest checkpoint. It imports nothing of ours.
+package innodbpage
 
 import (
 	"encoding/binary"
@@ -9,12 +14,9 @@ import (
 	"os"
 )
 
-// What a power-cut report needs of InnoDB's on-disk formats (MariaDB
-// 10.8 and later, storage/innobase of 10.11): whether a page is intact,
-// the doublewrite buffer in the system tablespace, and the redo log's
-// checkpoint. The files are read after the cut, before the restart
-// touches them, so the report can say of each torn page whether the
-// durable doublewrite buffer held a copy that recovery could take.
+// The files are read after a cut, before the restart touches them, so
+// the report can say of each torn page whether the durable doublewrite
+// buffer held a copy that recovery could take.
 
 // Offsets in a page (fil0fil.h, fsp0fsp.h).
 const (
@@ -40,68 +42,68 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// Page states after the cut.
+// A page's states (Format.State).
 const (
-	pageValid   = "valid"
-	pageCorrupt = "corrupt"
-	pageZero    = "zero" // never written: all zero bytes
+	Valid   = "valid"
+	Corrupt = "corrupt"
+	Zero    = "zero" // never written: all zero bytes
 )
 
-// spaceFormat is what decides how a tablespace's pages are checked.
-type spaceFormat struct {
-	pageSize  int
-	fullCRC32 bool // innodb_checksum_algorithm=full_crc32 (MariaDB 10.5+ default)
+// Format is what decides how a tablespace's pages are checked.
+type Format struct {
+	PageSize  int
+	FullCRC32 bool // innodb_checksum_algorithm=full_crc32 (MariaDB 10.5+ default)
 }
 
-// formatOf reads FSP_SPACE_FLAGS from a tablespace's first page (only its
+// FormatOf reads FSP_SPACE_FLAGS from a tablespace's first page (only its
 // first 4 KiB, which a tear at 4 KiB boundaries never splits).
-func formatOf(flags uint32) (spaceFormat, error) {
+func FormatOf(flags uint32) (Format, error) {
 	if flags&(1<<4) != 0 { // FSP_FLAGS_FCRC32_MASK_MARKER
 		if ss := flags & 15; ss >= 3 && ss <= 7 {
-			return spaceFormat{pageSize: 512 << ss, fullCRC32: true}, nil
+			return Format{PageSize: 512 << ss, FullCRC32: true}, nil
 		}
 	} else {
 		switch ss := flags >> 6 & 15; {
 		case ss == 0:
-			return spaceFormat{pageSize: 16 << 10}, nil
+			return Format{PageSize: 16 << 10}, nil
 		case ss >= 3 && ss <= 7:
-			return spaceFormat{pageSize: 512 << ss}, nil
+			return Format{PageSize: 512 << ss}, nil
 		}
 	}
-	return spaceFormat{}, fmt.Errorf("tablespace flags %#x: unknown page size", flags)
+	return Format{}, fmt.Errorf("tablespace flags %#x: unknown page size", flags)
 }
 
-// readFormat reads the format of the tablespace file path.
-func readFormat(path string) (spaceFormat, error) {
+// ReadFormat reads the format of the tablespace file path.
+func ReadFormat(path string) (Format, error) {
 	b := make([]byte, minPageSize)
-	if err := readAt(path, b, 0); err != nil {
-		return spaceFormat{}, err
+	if err := ReadAt(path, b, 0); err != nil {
+		return Format{}, err
 	}
-	return formatOf(binary.BigEndian.Uint32(b[fspSpaceFlags:]))
+	return FormatOf(binary.BigEndian.Uint32(b[fspSpaceFlags:]))
 }
 
-// pageState checks p as buf_page_is_corrupted() does for uncompressed,
+// State checks p as buf_page_is_corrupted() does for uncompressed,
 // unencrypted pages: full_crc32 (CRC-32C of all but the last 4 bytes,
 // and the low LSN bytes repeated at the end), or the crc32 algorithm of
 // the older format. Anything else reads as corrupt.
-func (f spaceFormat) pageState(p []byte) string {
+func (f Format) State(p []byte) string {
 	n := len(p)
 	if allZero(p) {
-		return pageZero
+		return Zero
 	}
 	be := binary.BigEndian
-	if f.fullCRC32 {
+	if f.FullCRC32 {
 		if crc32.Checksum(p[:n-4], castagnoli) != be.Uint32(p[n-4:]) ||
 			be.Uint32(p) == 0 && be.Uint32(p[filPageLSN+4:]) != be.Uint32(p[n-8:]) {
-			return pageCorrupt
+			return Corrupt
 		}
-		return pageValid
+		return Valid
 	}
 	sum := crc32.Checksum(p[4:26], castagnoli) ^ crc32.Checksum(p[38:n-8], castagnoli)
 	if be.Uint32(p[filPageLSN+4:]) != be.Uint32(p[n-4:]) || be.Uint32(p) != sum {
-		return pageCorrupt
+		return Corrupt
 	}
-	return pageValid
+	return Valid
 }
 
 func allZero(p []byte) bool {
@@ -113,24 +115,30 @@ func allZero(p []byte) bool {
 	return true
 }
 
-// dblwrPage is one page found in the doublewrite buffer.
-type dblwrPage struct {
-	space, page uint32
-	lsn         uint64
-	data        []byte
+// SpaceID is the tablespace id a page says it belongs to.
+func SpaceID(p []byte) uint32 { return binary.BigEndian.Uint32(p[filPageSpaceID:]) }
+
+// Copy is one page found in the doublewrite buffer.
+type Copy struct {
+	Space, Page uint32
+	LSN         uint64
+	Data        []byte
 }
 
-// doublewrite is the durable content of the doublewrite buffer: two
+// Doublewrite is the durable content of the doublewrite buffer: two
 // blocks of one extent each in the first system tablespace file
 // (buf_dblwr_t::init_or_load_pages).
-type doublewrite struct {
+type Doublewrite struct {
 	block1, block2, blockPages uint32
-	pages                      []dblwrPage
+	pages                      []Copy
 }
 
-// inArea reports whether page of the system tablespace is part of the
+// Copies are every page the buffer holds, intact or not, in its order.
+func (d *Doublewrite) Copies() []Copy { return d.pages }
+
+// InArea reports whether page of the system tablespace is part of the
 // doublewrite buffer itself.
-func (d *doublewrite) inArea(page uint32) bool {
+func (d *Doublewrite) InArea(page uint32) bool {
 	in := func(b uint32) bool { return page >= b && page < b+d.blockPages }
 	return in(d.block1) || in(d.block2)
 }
@@ -143,12 +151,12 @@ func extentPages(pageSize int) uint32 {
 	return 64
 }
 
-// readDoublewrite reads the doublewrite buffer of the system tablespace
-// file ibdata (pages of size f.pageSize).
-func readDoublewrite(ibdata string, f spaceFormat) (*doublewrite, error) {
-	ps := f.pageSize
+// ReadDoublewrite reads the doublewrite buffer of the system tablespace
+// file ibdata (pages of size f.PageSize).
+func ReadDoublewrite(ibdata string, f Format) (*Doublewrite, error) {
+	ps := f.PageSize
 	sys := make([]byte, ps)
-	if err := readAt(ibdata, sys, int64(trxSysPage*ps)); err != nil {
+	if err := ReadAt(ibdata, sys, int64(trxSysPage*ps)); err != nil {
 		return nil, err
 	}
 	h := sys[ps-trxSysDblwr:]
@@ -156,10 +164,10 @@ func readDoublewrite(ibdata string, f spaceFormat) (*doublewrite, error) {
 	if be.Uint32(h[dblwrMagicOff:]) != dblwrMagicN {
 		return nil, fmt.Errorf("%s: no doublewrite buffer in the TRX_SYS page", ibdata)
 	}
-	d := &doublewrite{block1: be.Uint32(h[dblwrBlock1Off:]), block2: be.Uint32(h[dblwrBlock2Off:]), blockPages: extentPages(ps)}
+	d := &Doublewrite{block1: be.Uint32(h[dblwrBlock1Off:]), block2: be.Uint32(h[dblwrBlock2Off:]), blockPages: extentPages(ps)}
 	for _, b := range []uint32{d.block1, d.block2} {
 		buf := make([]byte, int(d.blockPages)*ps)
-		if err := readAt(ibdata, buf, int64(b)*int64(ps)); err != nil {
+		if err := ReadAt(ibdata, buf, int64(b)*int64(ps)); err != nil {
 			return nil, err
 		}
 		for i := 0; i < len(buf); i += ps {
@@ -167,23 +175,23 @@ func readDoublewrite(ibdata string, f spaceFormat) (*doublewrite, error) {
 			if allZero(p) {
 				continue
 			}
-			d.pages = append(d.pages, dblwrPage{space: be.Uint32(p[filPageSpaceID:]), page: be.Uint32(p[filPageOffset:]),
-				lsn: be.Uint64(p[filPageLSN:]), data: p})
+			d.pages = append(d.pages, Copy{Space: be.Uint32(p[filPageSpaceID:]), Page: be.Uint32(p[filPageOffset:]),
+				LSN: be.Uint64(p[filPageLSN:]), Data: p})
 		}
 	}
 	return d, nil
 }
 
-// copyOf returns the newest intact copy of (space, page) in the
+// CopyOf returns the newest intact copy of (space, page) in the
 // doublewrite buffer, checked with the tablespace's format f.
-func (d *doublewrite) copyOf(space, page uint32, f spaceFormat) (dblwrPage, bool) {
-	var best dblwrPage
+func (d *Doublewrite) CopyOf(space, page uint32, f Format) (Copy, bool) {
+	var best Copy
 	found := false
 	for _, p := range d.pages {
-		if p.space != space || p.page != page || len(p.data) != f.pageSize || f.pageState(p.data) != pageValid {
+		if p.Space != space || p.Page != page || len(p.Data) != f.PageSize || f.State(p.Data) != Valid {
 			continue
 		}
-		if !found || p.lsn > best.lsn {
+		if !found || p.LSN > best.LSN {
 			best, found = p, true
 		}
 	}
@@ -193,9 +201,9 @@ func (d *doublewrite) copyOf(space, page uint32, f spaceFormat) (dblwrPage, bool
 // redoCheckpoint reads the latest valid checkpoint LSN of a MariaDB 10.8+
 // redo log (ib_logfile0): recovery ignores doublewrite copies older than
 // it (recv_dblwr_t::find_page).
-func redoCheckpoint(logfile string) (uint64, error) {
+func RedoCheckpoint(logfile string) (uint64, error) {
 	b := make([]byte, redoCheckpoint2+64)
-	if err := readAt(logfile, b, 0); err != nil {
+	if err := ReadAt(logfile, b, 0); err != nil {
 		return 0, err
 	}
 	be := binary.BigEndian
@@ -217,8 +225,8 @@ func redoCheckpoint(logfile string) (uint64, error) {
 	return lsn, nil
 }
 
-// readAt fills b from path at off; a file that ends first is an error.
-func readAt(path string, b []byte, off int64) error {
+// ReadAt fills b from path at off; a file that ends first is an error.
+func ReadAt(path string, b []byte, off int64) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
