@@ -110,12 +110,12 @@ func reportKinds() []struct {
 		{"run-crash", func(w io.Writer) error { return WriteRunHTML(w, sampleCrashRun()) },
 			[]string{"r0-throughput", "r0-timeline"}},
 		{"campaign-fio", func(w io.Writer) error { return WriteCampaignHTML(w, sampleCampaign()) },
-			[]string{"campaign-bars", "campaign-col0", "campaign-col1", "r0-throughput"}},
+			[]string{"campaign-bars", "campaign-latency", "campaign-col0", "campaign-col1", "r0-throughput"}},
 		{"campaign-crash", func(w io.Writer) error { return WriteCampaignHTML(w, sampleCrashCampaign()) },
 			[]string{"campaign-recovery", "campaign-col0", "r0-timeline"}},
 		{"campaigns", func(w io.Writer) error {
 			return WriteCampaignsHTML(w, "quickstart", []Campaign{sampleCampaign(), sampleOLTPCampaign(), sampleCrashCampaign()})
-		}, []string{"campaign-bars", "campaign1-bars", "campaign2-recovery", "r0-throughput", "r1-throughput", "r2-timeline"}},
+		}, []string{"campaign-bars", "campaign1-bars", "campaign1-latency", "campaign2-recovery", "r0-throughput", "r1-throughput", "r2-timeline"}},
 	}
 }
 

@@ -316,6 +316,21 @@
           lo: agg(gi, function (a) { return a.ThroughputMin; }), hi: agg(gi, function (a) { return a.ThroughputMax; }) };
       }));
     }
+    if (t.Kind !== "crash") {
+      // Latency beside throughput: p99 with the rounds' range, oltp's p95
+      // (sysbench's percentile), fio's syncs' p99 where there were syncs.
+      var lat = [];
+      var ms = function (ns) { return ns === null ? null : ns / 1e6; };
+      t.Groups.forEach(function (gn, gi) {
+        var pre = multi ? gn + " " : "";
+        if (t.Kind === "oltp") lat.push({ name: pre + "p95", values: agg(gi, function (a) { return ms(a.P95); }) });
+        lat.push({ name: pre + "p99", values: agg(gi, function (a) { return ms(a.P99); }),
+          lo: agg(gi, function (a) { return ms(a.P99Min); }), hi: agg(gi, function (a) { return ms(a.P99Max); }) });
+        if (t.Rows.some(function (r) { return r.Aggs[gi].SyncP99 > 0; }))
+          lat.push({ name: pre + "fsync p99", values: agg(gi, function (a) { return a.SyncP99 > 0 ? ms(a.SyncP99) : null; }) });
+      });
+      barsWithSpread(g, p + "latency", "Latency per cell (median over rounds; p99 min–max)", "ms", labels, lat);
+    }
     (t.Columns || []).forEach(function (col, j) {
       var u = col.Unit || "";
       barsWithSpread(g, p + "col" + j, col.Key + " per cell (median over rounds)", u, labels, t.Groups.map(function (gn, gi) {
