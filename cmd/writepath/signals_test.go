@@ -71,14 +71,19 @@ func TestSignalsStopEveryCommand(t *testing.T) {
 		// own exits 0 or 1, one the watchdog ends 128+signal (a loaded
 		// machine can push a worker still loading its eBPF programs there).
 		want int
+		// ready, when set, is printed once the command is at work: a
+		// loaded machine can take longer than the fixed wait to get a
+		// -race child there (a signal before main installs its handler
+		// kills it, which is not what is tested).
+		ready string
 	}{
-		{"fio", syscall.SIGTERM, append([]string{"fio", "--directory=" + dir}, fio...), -1},
-		{"run embedded", syscall.SIGINT, append([]string{"run", "fio", "--local-workers", "2", "--db", filepath.Join(dir, "r.db"), "--data-dir", dir}, fio...), -1},
-		{"coordinator", syscall.SIGTERM, []string{"coordinator", "--listen", "127.0.0.1:0", "--db", filepath.Join(dir, "c.db")}, -1},
-		{"worker retrying", syscall.SIGTERM, []string{"worker", "--coordinator", "127.0.0.1:1", "--name", "w", "--data-dir", dir}, -1},
-		{"campaign embedded", syscall.SIGTERM, []string{"campaign", "run", spec, "--db", filepath.Join(dir, "k.db"), "--data-dir", dir}, -1},
-		{"runs list, silent coordinator", syscall.SIGTERM, []string{"runs", "list", "--coordinator", silent.Addr().String()}, -1},
-		{"ignores its context", syscall.SIGTERM, []string{"test-ignore-context"}, 128 + int(syscall.SIGTERM)},
+		{"fio", syscall.SIGTERM, append([]string{"fio", "--directory=" + dir}, fio...), -1, ""},
+		{"run embedded", syscall.SIGINT, append([]string{"run", "fio", "--local-workers", "2", "--db", filepath.Join(dir, "r.db"), "--data-dir", dir}, fio...), -1, ""},
+		{"coordinator", syscall.SIGTERM, []string{"coordinator", "--listen", "127.0.0.1:0", "--db", filepath.Join(dir, "c.db")}, -1, "coordinator serving"},
+		{"worker retrying", syscall.SIGTERM, []string{"worker", "--coordinator", "127.0.0.1:1", "--name", "w", "--data-dir", dir}, -1, "reconnecting"},
+		{"campaign embedded", syscall.SIGTERM, []string{"campaign", "run", spec, "--db", filepath.Join(dir, "k.db"), "--data-dir", dir}, -1, ""},
+		{"runs list, silent coordinator", syscall.SIGTERM, []string{"runs", "list", "--coordinator", silent.Addr().String()}, -1, ""},
+		{"ignores its context", syscall.SIGTERM, []string{"test-ignore-context"}, 128 + int(syscall.SIGTERM), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,6 +101,13 @@ func TestSignalsStopEveryCommand(t *testing.T) {
 			case err := <-exited:
 				t.Fatalf("ended before the signal: %v: %s", err, out.String())
 			case <-time.After(1500 * time.Millisecond): // at work
+			}
+			for deadline := time.Now().Add(30 * time.Second); tt.ready != "" && !strings.Contains(out.String(), tt.ready); {
+				if time.Now().After(deadline) {
+					c.Process.Kill()
+					t.Fatalf("never printed %q: %s", tt.ready, out.String())
+				}
+				time.Sleep(20 * time.Millisecond)
 			}
 			// The promise is a second; a -race binary is several times
 			// slower at everything, its exit included.
