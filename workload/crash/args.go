@@ -29,15 +29,15 @@ type flag struct {
 // flagTable lists the crash options in the order the help prints them
 // (dashes; underscores are accepted too).
 var flagTable = []flag{
-	{name: "rounds", arg: "N", def: strconv.Itoa(DefaultRounds), help: "crash rounds (each: restore, start, load, kill, restart, check)",
+	{name: "rounds", arg: "N", def: strconv.Itoa(defaultRounds), help: "crash rounds (each: restore, start, load, kill, restart, check)",
 		set: func(s *crashv1.Spec, v string) error { return setUint32(&s.Rounds, v) }},
-	{name: "load-time", arg: "D", def: DefaultLoadTime.String(), help: "how long the OLTP load runs before the kill",
+	{name: "load-time", arg: "D", def: defaultLoadTime.String(), help: "how long the OLTP load runs before the kill",
 		set: func(s *crashv1.Spec, v string) error { return setMS(&s.LoadTimeMs, v) }},
 	{name: "kill-at", arg: "D|D1-D2", def: "the end of --load-time", help: "when to kill: a time into the load, or a uniform random time in a range", set: setKillAt},
 	{name: "kill-seed", arg: "N", def: "drawn and recorded", help: "seed of a random --kill-at range", set: setKillSeed},
 	{name: "drop-caches", boolean: true, def: "off", help: "echo 1 > /proc/sys/vm/drop_caches after the kill (root)",
 		set: func(s *crashv1.Spec, v string) error { return setBool(&s.DropCaches, v) }},
-	{name: "start-timeout", arg: "D", def: DefaultStartTimeout.String(), help: "how long a start or restart may take before the round fails",
+	{name: "start-timeout", arg: "D", def: defaultStartTimeout.String(), help: "how long a start or restart may take before the round fails",
 		set: func(s *crashv1.Spec, v string) error { return setMS(&s.StartTimeoutMs, v) }},
 	{name: "power-loss", boolean: true, def: "off", help: "serve the datadir through a layer that drops un-synced writes at the kill: a power cut",
 		set: func(s *crashv1.Spec, v string) error { return setBool(&s.PowerLoss, v) }},
@@ -47,7 +47,7 @@ var flagTable = []flag{
 		set: func(s *crashv1.Spec, v string) error { return setUint64(&s.TornSeed, v) }},
 	{name: "cut-when-dirty", boolean: true, def: "off", help: "with --power-loss: kill when tablespaces hold un-synced writes (at most --cut-wait after --kill-at)",
 		set: func(s *crashv1.Spec, v string) error { return setBool(&s.CutWhenDirty, v) }},
-	{name: "cut-wait", arg: "D", def: DefaultCutWait.String(), help: "with --cut-when-dirty: how long to wait for dirty tablespaces",
+	{name: "cut-wait", arg: "D", def: defaultCutWait.String(), help: "with --cut-when-dirty: how long to wait for dirty tablespaces",
 		set: func(s *crashv1.Spec, v string) error { return setMS(&s.CutWaitMs, v) }},
 	{name: "binary", arg: "PATH", def: "mariadbd or mysqld on PATH", help: "the managed server's binary",
 		set: func(s *crashv1.Spec, v string) error { serverOf(s).Binary = v; return nil }},
@@ -67,12 +67,12 @@ func init() {
 	}
 }
 
-// ParseArgs builds a Spec from `writepath crash` arguments: the crash
+// parseArgs builds a Spec from `writepath crash` arguments: the crash
 // options above plus any sysbench oltp_write_only option for the load
 // (--tables, --table-size, --threads, --rand-type, ...). Every problem is
 // reported at once. A random --kill-at range without --kill-seed gets a
 // seed here, so the spec alone repeats the experiment.
-func ParseArgs(args []string) (*crashv1.Spec, error) {
+func parseArgs(args []string) (*crashv1.Spec, error) {
 	spec := &crashv1.Spec{}
 	var rest []string
 	var errs []error
@@ -116,9 +116,9 @@ func ParseArgs(args []string) (*crashv1.Spec, error) {
 	return spec, nil
 }
 
-// FromArgs is ParseArgs marshalled, for workload.Meta.
+// FromArgs is parseArgs marshalled, for workload.Meta.
 func FromArgs(args []string) ([]byte, error) {
-	spec, err := ParseArgs(args)
+	spec, err := parseArgs(args)
 	if err != nil {
 		return nil, err
 	}

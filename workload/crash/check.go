@@ -16,9 +16,9 @@ type TableCheck struct {
 	Messages []string `json:"messages"`
 }
 
-// CheckTables runs CHECK TABLE on every base table of the current
+// checkTables runs CHECK TABLE on every base table of the current
 // database, one by one (a failure of one does not hide the others).
-func CheckTables(ctx context.Context, db *sql.DB) ([]TableCheck, error) {
+func checkTables(ctx context.Context, db *sql.DB) ([]TableCheck, error) {
 	tables, err := baseTables(ctx, db)
 	if err != nil {
 		return nil, err

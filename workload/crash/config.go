@@ -15,13 +15,13 @@ import (
 
 // Defaults of a crash spec's unset fields.
 const (
-	DefaultRounds       = 3
-	DefaultLoadTime     = 60 * time.Second
-	DefaultStartTimeout = 300 * time.Second
-	// DefaultDB is the schema holding the sbtest tables and the ledger.
-	DefaultDB = "sbtest"
-	// DefaultCutWait bounds the wait of --cut-when-dirty.
-	DefaultCutWait = 10 * time.Second
+	defaultRounds       = 3
+	defaultLoadTime     = 60 * time.Second
+	defaultStartTimeout = 300 * time.Second
+	// defaultDB is the schema holding the sbtest tables and the ledger.
+	defaultDB = "sbtest"
+	// defaultCutWait bounds the wait of --cut-when-dirty.
+	defaultCutWait = 10 * time.Second
 	// maxRounds bounds --rounds against typos (30000 instead of 3).
 	maxRounds = 1000
 	// maxDuration bounds every duration of a spec (load, start timeout,
@@ -62,10 +62,10 @@ func resolve(spec *crashv1.Spec) (config, error) {
 		powerLoss: spec.GetPowerLoss(), torn: spec.GetTornWrites(), tornSeed: spec.GetTornSeed(),
 		cutWhenDirty: spec.GetCutWhenDirty() || spec.GetTornWrites(), cutWait: ms(spec.GetCutWaitMs()),
 	}
-	c.cutWait = orDur(c.cutWait, DefaultCutWait)
-	c.rounds = orInt(c.rounds, DefaultRounds)
-	c.loadTime = orDur(c.loadTime, DefaultLoadTime)
-	c.startTimeout = orDur(c.startTimeout, DefaultStartTimeout)
+	c.cutWait = orDur(c.cutWait, defaultCutWait)
+	c.rounds = orInt(c.rounds, defaultRounds)
+	c.loadTime = orDur(c.loadTime, defaultLoadTime)
+	c.startTimeout = orDur(c.startTimeout, defaultStartTimeout)
 	var errs []error
 	errs = append(errs, c.resolveKill(spec.GetKillAt())...)
 	errs = append(errs, c.resolveSettings(spec.GetServer().GetSettings())...)
@@ -166,7 +166,7 @@ func (c *config) resolveLoad(spec *oltpv1.Spec) error {
 	if spec != nil {
 		load = proto.Clone(spec).(*oltpv1.Spec)
 	}
-	db := DefaultDB
+	db := defaultDB
 	if c := load.GetConnection(); c != nil && c.Db != nil {
 		db = c.GetDb() // a raw spec may have no connection at all
 	}

@@ -154,7 +154,7 @@ func TestCrashBadSettingShowsLogTail(t *testing.T) {
 }
 
 func TestParseArgs(t *testing.T) {
-	spec, err := ParseArgs([]string{"--rounds=5", "--load-time", "20s", "--kill-at", "5s-15s",
+	spec, err := parseArgs([]string{"--rounds=5", "--load-time", "20s", "--kill-at", "5s-15s",
 		"--threads", "8", "--set", "innodb_buffer_pool_size=1G", "--drop-caches", "--tables=4"})
 	if err != nil {
 		t.Fatal(err)
@@ -163,17 +163,17 @@ func TestParseArgs(t *testing.T) {
 		spec.GetKillAt().GetMaxMs() != 15000 || spec.GetKillAt().GetSeed() == 0 || !spec.GetDropCaches() ||
 		spec.GetLoad().GetThreads() != 8 || spec.GetLoad().GetTables() != 4 ||
 		len(spec.GetServer().GetSettings()) != 1 {
-		t.Errorf("ParseArgs = %v", spec)
+		t.Errorf("parseArgs = %v", spec)
 	}
 	b, _ := proto.Marshal(spec)
 	if _, err := New(b); err != nil {
-		t.Errorf("New(ParseArgs(...)) = %v", err)
+		t.Errorf("New(parseArgs(...)) = %v", err)
 	}
 	for _, bad := range [][]string{{"--kill-at", "30s", "--load-time", "20s"}, {"--rounds", "x"},
 		{"--torn-writes"}, {"--torn-seed", "3"}, {"--cut-when-dirty"}, {"--cut-wait", "1s"},
 		{"--set", "=1"}, {"--tablez=3"}} {
-		if _, err := ParseArgs(bad); err == nil {
-			t.Errorf("ParseArgs(%q) = nil error; want one", bad)
+		if _, err := parseArgs(bad); err == nil {
+			t.Errorf("parseArgs(%q) = nil error; want one", bad)
 		}
 	}
 }

@@ -24,7 +24,7 @@ func Help(w io.Writer) error {
 	return WriteOptions(w)
 }
 
-// WriteOptions prints the crash options, from the table ParseArgs reads,
+// WriteOptions prints the crash options, from the table parseArgs reads,
 // then the OLTP load's.
 func WriteOptions(w io.Writer) error {
 	var b strings.Builder

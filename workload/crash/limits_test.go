@@ -40,7 +40,7 @@ func FuzzParseArgs(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		spec, err := ParseArgs(strings.Fields(in))
+		spec, err := parseArgs(strings.Fields(in))
 		if err != nil {
 			return
 		}
@@ -49,11 +49,11 @@ func FuzzParseArgs(f *testing.F) {
 			t.Fatal(err)
 		}
 		if _, err := New(b); err != nil {
-			t.Fatalf("ParseArgs(%q) built a spec New refuses: %v", in, err)
+			t.Fatalf("parseArgs(%q) built a spec New refuses: %v", in, err)
 		}
 		for _, s := range spec.GetServer().GetSettings() {
 			if err := (mysqld.Setting{Key: s.GetKey(), Value: s.GetValue()}).Check(); err != nil {
-				t.Fatalf("ParseArgs(%q) let setting %q through: %v", in, s, err)
+				t.Fatalf("parseArgs(%q) let setting %q through: %v", in, s, err)
 			}
 		}
 	})
@@ -62,7 +62,7 @@ func FuzzParseArgs(f *testing.F) {
 // FuzzSpecValidation: arbitrary bytes never panic New, and an accepted
 // spec resolves within the bounds.
 func FuzzSpecValidation(f *testing.F) {
-	spec, err := ParseArgs([]string{"--rounds=2", "--load-time=5s", "--set", "innodb_flush_method=fsync"})
+	spec, err := parseArgs([]string{"--rounds=2", "--load-time=5s", "--set", "innodb_flush_method=fsync"})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -10,9 +10,9 @@ import (
 	"github.com/writepath/writepath/workload/oltp"
 )
 
-// TxnOp names the latency histogram of the load's transactions (the oltp
+// txnOp names the latency histogram of the load's transactions (the oltp
 // kind's operation name, so intervals of both kinds line up).
-const TxnOp = "trx"
+const txnOp = "trx"
 
 // load is one round's OLTP write-only load: the oltp run phase's clients
 // (a goroutine per connection in raw reads, as sysbench's threads), each

@@ -224,7 +224,7 @@ func tornRestart(ctx context.Context, t *testing.T, inst *mysqld.Instance, ibd s
 	must(t, inst.Start(ctx))
 	db, err := openDB(inst, "sbtest")
 	must(t, err)
-	tables, err := CheckTables(ctx, db)
+	tables, err := checkTables(ctx, db)
 	db.Close()
 	must(t, err)
 	must(t, inst.Stop(ctx))

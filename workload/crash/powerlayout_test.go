@@ -93,19 +93,19 @@ func TestPowerModes(t *testing.T) {
 		{[]string{"--power-loss", "--torn-writes", "--torn-seed", "7"}, ModePowerLossTorn, true, 7, "torn writes"},
 	}
 	for _, tt := range tests {
-		spec, err := ParseArgs(tt.args)
+		spec, err := parseArgs(tt.args)
 		if err != nil {
-			t.Errorf("ParseArgs(%q) = %v", tt.args, err)
+			t.Errorf("parseArgs(%q) = %v", tt.args, err)
 			continue
 		}
 		c, err := resolve(spec)
 		if err != nil {
-			t.Errorf("resolve(ParseArgs(%q)) = %v", tt.args, err)
+			t.Errorf("resolve(parseArgs(%q)) = %v", tt.args, err)
 			continue
 		}
 		if c.mode() != tt.mode || c.cutWhenDirty != tt.cutWhen || c.tornSeed != tt.tornSeed ||
 			!strings.Contains(noteFor(c.mode()), tt.wantNotes) {
-			t.Errorf("ParseArgs(%q): mode %s, cut when dirty %v, torn seed %d, note %q; want %s, %v, %d, a note with %q",
+			t.Errorf("parseArgs(%q): mode %s, cut when dirty %v, torn seed %d, note %q; want %s, %v, %d, a note with %q",
 				tt.args, c.mode(), c.cutWhenDirty, c.tornSeed, noteFor(c.mode()), tt.mode, tt.cutWhen, tt.tornSeed, tt.wantNotes)
 		}
 	}

@@ -19,25 +19,25 @@ const (
 const ModeNote = "kill -9 of the server process alone leaves the OS page cache intact: " +
 	"this measures InnoDB crash recovery, not fsync durability (that needs simulated power loss, --power-loss)"
 
-// PowerLossNote says what a power-loss round tests, and which of its
+// powerLossNote says what a power-loss round tests, and which of its
 // figures the layer touched.
-const PowerLossNote = "power loss: after kill -9 every write the server had not made durable " +
+const powerLossNote = "power loss: after kill -9 every write the server had not made durable " +
 	"(fsync, fdatasync, O_SYNC/O_DSYNC) is dropped, so this tests fsync durability as well as InnoDB recovery; " +
 	"the load ran on the powerloss FUSE layer, whose overhead (bench/powerloss.sh measures it) lowers tps, raises fsync latency " +
 	"and changes the redo left to replay, so none of these are native figures; " +
 	"the restart and its recovery run on the backing directory without the layer"
 
-// TornNote is added in power-loss+torn mode.
-const TornNote = "torn writes: each un-synced write keeps a random 4 KiB-aligned prefix (torn 16 KiB pages), " +
+// tornNote is added in power-loss+torn mode.
+const tornNote = "torn writes: each un-synced write keeps a random 4 KiB-aligned prefix (torn 16 KiB pages), " +
 	"from the recorded seed; the kill waits until data files hold un-synced writes"
 
 // noteFor is the Note of a mode.
 func noteFor(mode string) string {
 	switch mode {
 	case ModePowerLoss:
-		return PowerLossNote
+		return powerLossNote
 	case ModePowerLossTorn:
-		return PowerLossNote + ". " + TornNote
+		return powerLossNote + ". " + tornNote
 	}
 	return ModeNote
 }

@@ -194,7 +194,7 @@ func (h *harness) verify(ctx context.Context, rr *RoundResult) error {
 		return err
 	}
 	rr.Ledger = &check
-	rr.Tables, err = CheckTables(ctx, db)
+	rr.Tables, err = checkTables(ctx, db)
 	rr.TablesOK = err == nil && allOK(rr.Tables)
 	return err
 }
