@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"google.golang.org/protobuf/types/known/anypb"
@@ -14,28 +13,28 @@ import (
 	"github.com/writepath/writepath/coordinator"
 	"github.com/writepath/writepath/diskprofile"
 	"github.com/writepath/writepath/local"
+	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/worker"
+	"github.com/writepath/writepath/workload/fio"
 )
 
 // telemetryDirs are the directories whose disks an embedded run samples:
-// the data directory, and the directories a fio job's files go to
-// (--directory, absolute --filename; relative ones are under the data
-// directory, which is already there).
-func telemetryDirs(dataDir string, kindArgs []string) []string {
+// the data directory, and for a fio spec the directories of the files its
+// jobs use (workload/fio's FilePlan: job files, directory= and filename=
+// as the worker resolves them).
+func telemetryDirs(dataDir string, spec *anypb.Any) []string {
 	dirs := []string{dataDir}
-	for i, a := range kindArgs {
-		name, val, ok := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !ok && i+1 < len(kindArgs) && strings.HasPrefix(a, "--") {
-			val = kindArgs[i+1]
-		}
-		switch {
-		case name == "directory" && val != "":
-			for _, d := range strings.Split(val, ":") {
-				dirs = append(dirs, underDir(dataDir, d))
-			}
-		case name == "filename" && filepath.IsAbs(val):
-			dirs = append(dirs, filepath.Dir(val))
+	var fs fiov1.Spec
+	if spec == nil || !spec.MessageIs(&fs) || spec.UnmarshalTo(&fs) != nil {
+		return dirs
+	}
+	seen := map[string]bool{filepath.Clean(dataDir): true}
+	for _, f := range fio.FilePlan(&fs) {
+		d := filepath.Dir(underDir(dataDir, f))
+		if !seen[d] {
+			seen[d] = true
+			dirs = append(dirs, d)
 		}
 	}
 	return dirs
@@ -53,7 +52,7 @@ func underDir(root, p string) string {
 // loopback gRPC, store at --db) started for this command, whose workers
 // may change the host knobs the command names and are guarded to what spec
 // names (embeddedGuard). close ends whichever it opened.
-func (o *runOptions) connect(spec *writepathv1.RunSpec, kindArgs, hostKnobs []string, stderr io.Writer) (c *client.Client, close func(), err error) {
+func (o *runOptions) connect(spec *writepathv1.RunSpec, _, hostKnobs []string, stderr io.Writer) (c *client.Client, close func(), err error) {
 	if o.conn.coordinator != "" {
 		c, err := o.conn.dial("--coordinator is required")
 		if err != nil {
@@ -69,7 +68,7 @@ func (o *runOptions) connect(spec *writepathv1.RunSpec, kindArgs, hostKnobs []st
 	if err != nil {
 		return nil, nil, err
 	}
-	dirs := telemetryDirs(o.dataDir, kindArgs)
+	dirs := telemetryDirs(o.dataDir, spec.GetSpec())
 	tr, err := o.trace.tracer(traceDevices(dirs, o.devices), stderr)
 	if err != nil {
 		return nil, nil, err

@@ -3,11 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"google.golang.org/protobuf/types/known/anypb"
+
+	"github.com/writepath/writepath/workload/fio"
 )
 
 // TestRunFioShowIOStat is `writepath run fio --show iostat` on the embedded
@@ -50,18 +55,37 @@ func TestRunFioShowIOStat(t *testing.T) {
 	}
 }
 
+// TestTelemetryDirs: the disks sampled are the data directory's and those
+// of every file the fio spec's jobs use, from the parsed spec (job files
+// included), not from the command's words.
 func TestTelemetryDirs(t *testing.T) {
+	jobFile := filepath.Join(t.TempDir(), "j.fio")
+	if err := os.WriteFile(jobFile, []byte("[a]\nsize=1m\ndirectory=/jf\n[b]\nsize=1m\nfilename=/mnt/g\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		args []string
 		want []string
 	}{
-		{nil, []string{"/d"}},
-		{[]string{"--directory=sub:/abs", "--name=x"}, []string{"/d", "/d/sub", "/abs"}},
-		{[]string{"--directory", "/x"}, []string{"/d", "/x"}},
-		{[]string{"--filename=/mnt/f", "--filename=rel"}, []string{"/d", "/mnt"}},
+		{[]string{"--name=x", "--size=1m"}, []string{"/d"}},
+		{[]string{"--directory=sub", "--name=x", "--size=1m"}, []string{"/d", "/d/sub"}},
+		{[]string{"--directory=/x", "--name=x", "--size=1m", "--numjobs=2"}, []string{"/d", "/x"}},
+		{[]string{"--name=a", "--size=1m", "--filename=/mnt/f", "--name=b", "--size=1m", "--filename=rel"}, []string{"/d", "/mnt"}},
+		{[]string{jobFile}, []string{"/d", "/jf", "/mnt"}},
 	} {
-		if got := telemetryDirs("/d", tt.args); strings.Join(got, ",") != strings.Join(tt.want, ",") {
+		spec, err := fio.ParseArgs(tt.args)
+		if err != nil {
+			t.Fatalf("ParseArgs(%q): %v", tt.args, err)
+		}
+		a, err := anypb.New(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := telemetryDirs("/d", a); strings.Join(got, ",") != strings.Join(tt.want, ",") {
 			t.Errorf("telemetryDirs(/d, %q) = %q; want %q", tt.args, got, tt.want)
 		}
+	}
+	if got := telemetryDirs("/d", nil); len(got) != 1 {
+		t.Errorf("no spec: %q; want the data dir", got)
 	}
 }

@@ -107,11 +107,7 @@ func resolvePaths(spec *fiov1.Spec, env workload.Env) ([][]clonePaths, error) {
 // jobFile resolves clone n's file and returns how many bytes its layout
 // adds.
 func jobFile(j *fiov1.Job, n int, dir string, env workload.Env) (beneath.Path, int64, error) {
-	name := j.GetFilename()
-	if name == "" {
-		name = fmt.Sprintf("%s.%d.0", j.GetName(), n)
-	}
-	path, err := env.Path(joinRaw(dir, name))
+	path, err := env.Path(clonePath(j, n, dir))
 	if err != nil {
 		return beneath.Path{}, 0, fmt.Errorf("job %s: filename=: %w", j.GetName(), err)
 	}
@@ -125,6 +121,34 @@ func jobFile(j *fiov1.Job, n int, dir string, env workload.Env) (beneath.Path, i
 	default:
 		return path, want, nil
 	}
+}
+
+// clonePath is the file clone n of j uses, as written (relative to the
+// data dir unless absolute): filename=, or fio's name.N.0, in directory=.
+func clonePath(j *fiov1.Job, n int, dir string) string {
+	name := j.GetFilename()
+	if name == "" {
+		name = fmt.Sprintf("%s.%d.0", j.GetName(), n)
+	}
+	return joinRaw(dir, name)
+}
+
+// FilePlan is every file a spec's clones use, in job order, as the worker
+// will resolve them (relative paths are under the data directory): the
+// one place that reads directory= and filename= for the files, so that
+// callers (the command's disk telemetry) need not parse fio's options.
+func FilePlan(spec *fiov1.Spec) []string {
+	var out []string
+	for _, j := range spec.GetJobs() {
+		dir := j.GetDirectory()
+		if dir == "" {
+			dir = "."
+		}
+		for n := 0; n < int(j.GetNumjobs()); n++ {
+			out = append(out, clonePath(j, n, dir))
+		}
+	}
+	return out
 }
 
 // joinRaw puts a relative name under dir without cleaning: the guard must
