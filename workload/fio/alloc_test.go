@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
 	"github.com/writepath/writepath/workload"
 )
 
@@ -59,7 +60,7 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 // BenchmarkCompleteIO: the booking of one finished libaio write (fio's
 // clat, lat and slat and the Recorder's interval), the per-I/O cost.
 func BenchmarkCompleteIO(b *testing.B) {
-	c := &clone{st: newJobStats(), recording: true}
+	c := &clone{st: newJobStats(), recording: true, job: &fiov1.Job{}}
 	rec := workload.NewRecorder(time.Unix(0, 0))
 	c.h[dirWrite] = rec.Handle("write")
 	c.bytes[dirWrite] = rec.Counter("write_bytes")
