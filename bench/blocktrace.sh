@@ -154,7 +154,7 @@ alt() {
 	"$WRITEPATH" runs show "$id" --db "$t.db" --json | jq -r '
 		def secs: (sub("\\.[0-9]+Z$"; "Z") | fromdate) + ((capture("\\.(?<f>[0-9]+)Z$").f // "0") | "0." + . | tonumber);
 		.intervals[] | select(.phase == "run")
-		| [(.start | secs), (.end | secs), ([.stats[] | select(.op == "write") | .count | tonumber] | add // 0)] | @tsv' >"$t.intervals"
+		| [(.start | secs), (.end | secs), ([.stats[] | select(.op == "write") | .count // 0 | tonumber] | add // 0)] | @tsv' >"$t.intervals"
 	awk -v mode="$mode" -v seg="$SEG" '
 		# Segments: from an "on" or "off" line to the next switch or end.
 		FNR == NR {

@@ -299,9 +299,11 @@ static __always_inline void record(u32 s, u64 v)
 			return;
 		d->page[r] = (u16)pg;
 	}
+	/* A plain increment: the count is this CPU's and its series has one
+	 * writer (see struct dir), so nothing can come in between. */
 	struct page *p = bpf_map_lookup_elem(&pages, &pg);
 	if (p)
-		__sync_fetch_and_add(&p->c[di & (PAGE_W - 1)], 1);
+		p->c[di & (PAGE_W - 1)] += 1;
 }
 
 /* The tp_btf programs get the kernel's own struct request pointer: fields
