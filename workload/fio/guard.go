@@ -111,7 +111,7 @@ func jobFile(j *fiov1.Job, n int, dir string, env workload.Env) (beneath.Path, i
 	if err != nil {
 		return beneath.Path{}, 0, fmt.Errorf("job %s: filename=: %w", j.GetName(), err)
 	}
-	want := int64(j.GetOffset() + j.GetSize())
+	want := int64(cloneOffset(j, n) + j.GetSize())
 	st, err := path.Stat()
 	switch {
 	case err == nil && st.Mode&unix.S_IFMT != unix.S_IFREG:

@@ -2,6 +2,7 @@ package fio
 
 import (
 	"fmt"
+	"math"
 
 	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
 	"github.com/writepath/writepath/workload"
@@ -58,6 +59,9 @@ func checkLimits(spec *fiov1.Spec) []error {
 		}
 		if j.GetNrfiles() > maxFiles {
 			bad("nrfiles=%d: at most %d", j.GetNrfiles(), maxFiles)
+		}
+		if j.GetOffsetIncrement() > 0 && j.GetNumjobs() > 0 && j.GetOffsetIncrement() > (math.MaxUint64-j.GetOffset()-j.GetSize())/uint64(j.GetNumjobs()) {
+			bad("offset_increment=%d over %d clones: past 2^64 bytes", j.GetOffsetIncrement(), j.GetNumjobs())
 		}
 		if j.GetOffset()+j.GetSize() < j.GetOffset() || j.GetOffset()+j.GetFilesize() < j.GetOffset() {
 			bad("offset=%d + size: past 2^64 bytes", j.GetOffset())

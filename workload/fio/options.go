@@ -74,6 +74,7 @@ var optionTable = []namedOption{
 	opt("size", false, "Total size of device or files", setSize),
 	opt("io_size", false, "Total size of I/O to be performed", sizeOpt(func(j *fiov1.Job, n uint64) { j.IoSize = n })),
 	opt("offset", false, "Start IO from this offset", setOffset),
+	opt("offset_increment", false, "What is the increment from one offset to the next", sizeOpt(func(j *fiov1.Job, n uint64) { j.OffsetIncrement = n })),
 	opt("number_ios", false, "Force job completion after this number of IOs", uintOpt(0, math.MaxUint64, func(j *fiov1.Job, n uint64) { j.NumberIos = n })),
 	opt("numjobs", false, "Duplicate this job this many times", uintOpt(1, maxJobs, func(j *fiov1.Job, n uint64) { j.Numjobs = uint32(n) })),
 	opt("thread", true, "Use threads instead of processes (writepath always runs jobs as threads)", boolOpt(func(j *fiov1.Job, b bool) { j.Thread = b })),

@@ -58,7 +58,7 @@ func plan(spec *fiov1.Spec, env workload.Env) ([]*clone, []string, error) {
 func planClone(j *fiov1.Job, num, index int, cp clonePaths, env workload.Env) (*clone, error) {
 	dir, path := cp.dir, cp.file.String()
 	c := &clone{job: j, num: num, index: index, file: cp.file, path: path, size: j.Size, fd: -1,
-		seed: cloneSeed(j.Randseed, index, env.Shard), st: newJobStats(), number: j.NumberIos, offset: j.Offset, env: env}
+		seed: cloneSeed(j.Randseed, index, env.Shard), st: newJobStats(), number: j.NumberIos, offset: cloneOffset(j, num), env: env}
 	if j.Filesize > 0 {
 		c.size = j.Filesize
 	}
@@ -72,10 +72,10 @@ func planClone(j *fiov1.Job, num, index int, cp clonePaths, env workload.Env) (*
 	}
 	if c.size == 0 {
 		st, err := cp.file.Stat()
-		if err != nil || uint64(st.Size) <= j.Offset {
-			return nil, fmt.Errorf("job %s: size= not given and %s has no data past offset=%d", j.Name, path, j.Offset)
+		if err != nil || uint64(st.Size) <= c.offset {
+			return nil, fmt.Errorf("job %s: size= not given and %s has no data past offset=%d", j.Name, path, c.offset)
 		}
-		c.size = uint64(st.Size) - j.Offset
+		c.size = uint64(st.Size) - c.offset
 	}
 	c.dev = deviceOf(dir)
 	if j.Direct && !isNull(j) {
@@ -88,6 +88,12 @@ func planClone(j *fiov1.Job, num, index int, cp clonePaths, env workload.Env) (*
 	}
 	c.gen = newGenerator(j, c.offset, c.size, c.seed)
 	return c, nil
+}
+
+// cloneOffset is where clone num's region starts: offset= plus num times
+// offset_increment=, as fio's subjobs.
+func cloneOffset(j *fiov1.Job, num int) uint64 {
+	return j.Offset + uint64(num)*j.OffsetIncrement
 }
 
 // resolvePercent turns size=N% / offset=N% into bytes of the file's (or

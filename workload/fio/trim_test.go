@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -200,5 +201,27 @@ func TestWriteIologMatchesFio(t *testing.T) {
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("%q: I/O log\n%s\nfio's\n%s", args, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
+	}
+}
+
+// TestOffsetIncrementMatchesFio: offset_increment= starts clone N of a
+// job N increments past offset=, as fio's subjobs: the clones' logs hold
+// fio's offsets (fio numbers its logs in another order than its
+// subjobs, so the logs are compared as a set).
+func TestOffsetIncrementMatchesFio(t *testing.T) {
+	fio := fioPath(t)
+	args := []string{"--name=o", "--ioengine=null", "--size=64k", "--offset=4k", "--offset_increment=1m", "--numjobs=3",
+		"--rw=write", "--write_bw_log=o", "--log_offset=1"}
+	_, _, fioDir, ourDir := runBoth(t, fio, args...)
+	all := func(dir string) string {
+		var logs []string
+		for n := 1; n <= 3; n++ {
+			logs = append(logs, strings.Join(logOffsets(t, filepath.Join(dir, "o_bw."+string(rune('0'+n))+".log")), " "))
+		}
+		sort.Strings(logs)
+		return strings.Join(logs, "\n")
+	}
+	if got, want := all(ourDir), all(fioDir); got != want {
+		t.Errorf("clones' offsets\n%.300s\nfio's\n%.300s", got, want)
 	}
 }

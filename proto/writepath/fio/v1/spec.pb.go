@@ -1146,9 +1146,12 @@ type Job struct {
 	DisableBw   bool `protobuf:"varint,99,opt,name=disable_bw,json=disableBw,proto3" json:"disable_bw,omitempty"`
 	// write_iolog=: the file fio's version 3 I/O log of the job's I/O is
 	// appended to (beneath the data dir).
-	WriteIolog    string `protobuf:"bytes,100,opt,name=write_iolog,json=writeIolog,proto3" json:"write_iolog,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	WriteIolog string `protobuf:"bytes,100,opt,name=write_iolog,json=writeIolog,proto3" json:"write_iolog,omitempty"`
+	// offset_increment=: clone N of the job starts N times this past
+	// offset=.
+	OffsetIncrement uint64 `protobuf:"varint,101,opt,name=offset_increment,json=offsetIncrement,proto3" json:"offset_increment,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Job) Reset() {
@@ -1881,6 +1884,13 @@ func (x *Job) GetWriteIolog() string {
 	return ""
 }
 
+func (x *Job) GetOffsetIncrement() uint64 {
+	if x != nil {
+		return x.OffsetIncrement
+	}
+	return 0
+}
+
 var File_writepath_fio_v1_spec_proto protoreflect.FileDescriptor
 
 const file_writepath_fio_v1_spec_proto_rawDesc = "" +
@@ -1924,7 +1934,7 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"unix_epoch\x18\n" +
 	" \x01(\bR\tunixEpoch\x12'\n" +
 	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
-	"\x04prio\x18\f \x01(\bR\x04prio\"\xb4\x1c\n" +
+	"\x04prio\x18\f \x01(\bR\x04prio\"\xdf\x1c\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -2043,7 +2053,8 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\n" +
 	"disable_bw\x18c \x01(\bR\tdisableBw\x12\x1f\n" +
 	"\vwrite_iolog\x18d \x01(\tR\n" +
-	"writeIolog*\x95\x01\n" +
+	"writeIolog\x12)\n" +
+	"\x10offset_increment\x18e \x01(\x04R\x0foffsetIncrement*\x95\x01\n" +
 	"\fOutputFormat\x12\x1d\n" +
 	"\x19OUTPUT_FORMAT_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14OUTPUT_FORMAT_NORMAL\x10\x01\x12\x16\n" +
