@@ -184,7 +184,10 @@ func BuildCampaignTableWith(ctx context.Context, src CampaignSource, rec *writep
 			res.Notes = append(res.Notes, fmt.Sprintf("run %s (%s on %s, round %d): %v", cr.GetRunId(), p.GetCell(), p.GetGroup(), p.GetRound(), err))
 			continue
 		}
-		if err != nil {
+		if errors.Is(err, errFigures) {
+			// The run counts; only its kind's figures are missing.
+			res.Notes = append(res.Notes, fmt.Sprintf("run %s (%s on %s, round %d): %v", cr.GetRunId(), p.GetCell(), p.GetGroup(), p.GetRound(), err))
+		} else if err != nil {
 			return nil, err
 		}
 		k := campaign.Key{Cell: p.GetCell(), Group: p.GetGroup()}
@@ -214,7 +217,11 @@ func roundStat(ctx context.Context, src CampaignSource, spec *campaign.Spec, o T
 		return st, r.Record, fmt.Errorf("run %s: %w", id, err)
 	}
 	if st.Figures, err = runFigures(r, spec, o); err != nil {
-		return st, r.Record, fmt.Errorf("run %s: %w", id, err)
+		return st, r.Record, fmt.Errorf("%w: %w", errFigures, err)
 	}
 	return st, r.Record, nil
 }
+
+// errFigures marks a run whose kind's figures could not be read (a
+// summary cut short): its throughput and latency still count.
+var errFigures = errors.New("no figures of its kind")

@@ -91,7 +91,7 @@ groups:
   local: group=local
 rounds: 1
 window: 0s-end
-columns: [w/s, w_await, log_waits/s, dirty, ckpt_age]
+columns: [w/s, w_await, dirty, ckpt_age]
 `},
 }
 
