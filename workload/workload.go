@@ -268,6 +268,12 @@ type Meta struct {
 	// them (campaign.FigRecoveryMS, ...): several samples where the run
 	// repeats something itself (a crash run's rounds).
 	Figures func(summary []byte) (map[string][]float64, error)
+	// Local, if set, prepares what the kind needs to run on an embedded
+	// fabric (no --coordinator) before its spec is built from args (oltp:
+	// a sandbox server when no option names one). It returns the
+	// arguments to build the spec from and a cleanup the caller runs
+	// however the run ends.
+	Local func(ctx context.Context, args []string, out io.Writer) (newArgs []string, cleanup func(), err error)
 }
 
 // OutputFunc prints the result of a run's measured phase from what each

@@ -22,6 +22,7 @@ import (
 	"github.com/writepath/writepath/local"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/worker"
+	"github.com/writepath/writepath/workload"
 )
 
 // localCampaignFlags describe the embedded fabric a campaign runs on when
@@ -187,13 +188,11 @@ func (o *localCampaignFlags) start(spec *campaign.Spec, plans []*writepathv1.Cam
 // built: for oltp without --mysql-* options or a managed server, a sandbox
 // server whose connection options are added to every cell.
 func (o *localCampaignFlags) setup(ctx context.Context, spec *campaign.Spec, stderr io.Writer) ([]string, func(), error) {
-	setup := localSetupFor(spec.Workload)
-	if setup == nil || hasFlag(spec.Options, "--mysqld-dir") {
-		// No setup, or the spec manages its own server (workload/oltp's
-		// managed.go starts it in each worker's data directory).
+	meta, ok := workload.ByName(spec.Workload)
+	if !ok || meta.Local == nil {
 		return nil, func() {}, nil
 	}
-	args, cleanup, err := setup(ctx, spec.Options, stderr)
+	args, cleanup, err := meta.Local(ctx, spec.Options, stderr)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/writepath/writepath/internal/testenv"
 	"github.com/writepath/writepath/workload"
 )
 
@@ -14,8 +15,13 @@ import (
 // without --mysql-* flags: a sandbox server, then prepare, run and cleanup
 // through the registry, then the sandbox is gone.
 func TestOltpSandboxRunsEveryPhase(t *testing.T) {
+	testenv.MySQLServer(t)
+	m, ok := workload.ByName("oltp")
+	if !ok || m.Local == nil {
+		t.Fatal("oltp kind not linked, or without a local setup")
+	}
 	var out bytes.Buffer
-	args, cleanup, err := oltpSandbox(t.Context(), []string{"--time=2", "--threads=2", "--table-size=500"}, &out)
+	args, cleanup, err := m.Local(t.Context(), []string{"--time=2", "--threads=2", "--table-size=500"}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,10 +34,6 @@ func TestOltpSandboxRunsEveryPhase(t *testing.T) {
 	joined := strings.Join(args, " ")
 	if !strings.Contains(joined, "--mysql-socket=") || !strings.Contains(joined, "--tables=4") || strings.Contains(joined, "--table-size=10000") {
 		t.Fatalf("sandbox args = %q", args)
-	}
-	m, ok := workload.ByName("oltp")
-	if !ok {
-		t.Fatal("oltp kind not linked")
 	}
 	spec, err := m.FromArgs(args)
 	if err != nil {
@@ -65,7 +67,7 @@ func TestOltpSandboxRunsEveryPhase(t *testing.T) {
 	if _, err := os.Stat(sock); !os.IsNotExist(err) {
 		t.Errorf("sandbox socket %s still exists after cleanup: %v", sock, err)
 	}
-	if got, _, _ := oltpSandbox(t.Context(), []string{"--mysql-host=db1"}, &out); strings.Join(got, " ") != "--mysql-host=db1" {
+	if got, _, _ := m.Local(t.Context(), []string{"--mysql-host=db1"}, &out); strings.Join(got, " ") != "--mysql-host=db1" {
 		t.Errorf("with --mysql-host the sandbox changed the args to %q", got)
 	}
 }

@@ -147,8 +147,8 @@ func runKind(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	phases, kindArgs := leadingPhases(kindArgs, func(s string) bool { _, ok := meta.Phase(s); return ok })
 	if o.conn.coordinator == "" {
-		if setup := localSetupFor(meta.Name); setup != nil {
-			newArgs, cleanup, err := setup(ctx, kindArgs, stderr)
+		if meta.Local != nil {
+			newArgs, cleanup, err := meta.Local(ctx, kindArgs, stderr)
 			if err != nil {
 				return err
 			}

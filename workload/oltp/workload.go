@@ -38,6 +38,7 @@ func init() {
 		New:      New,
 		FromArgs: FromArgs,
 		Help:     Help,
+		Local:    Sandbox,
 	})
 }
 

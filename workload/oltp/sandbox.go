@@ -1,4 +1,4 @@
-package main
+package oltp
 
 import (
 	"context"
@@ -16,14 +16,14 @@ const (
 	sandboxTableSize = "--table-size=10000"
 )
 
-// oltpSandbox is oltp's local-mode setup: with no --mysql-* flag (and no
+// Sandbox is the kind's local-mode setup (Meta.Local): with no --mysql-* flag (and no
 // --mysqld-dir: a managed server the kind starts itself) it starts
 // a throw-away server from the installed mariadbd/mysqld in a temporary
 // datadir and points the workload at it (root over the Unix socket). The
 // cleanup stops the server and removes the directory; the caller runs it
 // however the run ends, Ctrl-C included.
-func oltpSandbox(ctx context.Context, args []string, out io.Writer) ([]string, func(), error) {
-	if hasFlag(args, "--mysql-") || hasFlag(args, "--mysqld-dir") {
+func Sandbox(ctx context.Context, args []string, out io.Writer) ([]string, func(), error) {
+	if hasOption(args, "--mysql-") || hasOption(args, "--mysqld-dir") {
 		return args, func() {}, nil
 	}
 	bin, err := mysqld.FindBinary()
@@ -62,18 +62,18 @@ func oltpSandbox(ctx context.Context, args []string, out io.Writer) ([]string, f
 	// store) never carries it.
 	newArgs := append(append([]string(nil), args...),
 		"--mysql-socket="+inst.Socket(), "--mysql-user="+inst.User(), "--mysql-password-file="+inst.PasswordFile(), "--mysql-db=sbtest")
-	if !hasFlag(args, "--tables") {
+	if !hasOption(args, "--tables") {
 		newArgs = append(newArgs, sandboxTables)
 	}
-	if !hasFlag(args, "--table-size") && !hasFlag(args, "--table_size") {
+	if !hasOption(args, "--table-size") && !hasOption(args, "--table_size") {
 		newArgs = append(newArgs, sandboxTableSize)
 	}
 	return newArgs, cleanup, nil
 }
 
-// hasFlag reports whether any argument starts with prefix (either
+// hasOption reports whether any argument starts with prefix (either
 // spelling of sysbench's dashes and underscores).
-func hasFlag(args []string, prefix string) bool {
+func hasOption(args []string, prefix string) bool {
 	alt := strings.ReplaceAll(prefix, "-", "_")
 	alt = "--" + strings.TrimPrefix(alt, "__")
 	for _, a := range args {
