@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/writepath/writepath/internal/testenv"
 )
 
 // TestGeneratedBPFFresh recompiles telemetry/blocktrace's eBPF programs
@@ -25,10 +27,7 @@ func TestGeneratedBPFFresh(t *testing.T) {
 	if m == nil {
 		t.Fatal("gen.go: no //go:generate bpf2go line")
 	}
-	bpf2go, err := exec.LookPath("bpf2go")
-	if err != nil {
-		t.Fatalf("bpf2go not on PATH (run `make tools` and put .tools/bin on PATH): %v", err)
-	}
+	bpf2go := testenv.Binary(t, "bpf2go (make tools, then .tools/bin on PATH)", "bpf2go")
 	tmp := t.TempDir()
 	args := append([]string{"-output-dir", tmp}, splitArgs(string(m[1]))...)
 	cmd := exec.Command(bpf2go, args...)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/writepath/writepath/internal/testenv"
 )
 
 // TestGeneratedProtoFresh regenerates every .proto into a temporary tree
@@ -15,10 +17,7 @@ import (
 // nobody edits generated code by hand or forgets `make proto`.
 func TestGeneratedProtoFresh(t *testing.T) {
 	root := repoRoot(t)
-	buf, err := exec.LookPath("buf")
-	if err != nil {
-		t.Fatalf("buf not on PATH (run `make tools` and put .tools/bin on PATH): %v", err)
-	}
+	buf := testenv.Binary(t, "buf (make tools, then .tools/bin on PATH)", "buf")
 	tmp := t.TempDir()
 	cmd := exec.Command(buf, "generate", "-o", tmp)
 	cmd.Dir = root
@@ -26,7 +25,7 @@ func TestGeneratedProtoFresh(t *testing.T) {
 		t.Fatalf("buf generate: %v\n%s", err, out)
 	}
 	generated := map[string]bool{}
-	err = filepath.WalkDir(filepath.Join(tmp, "proto"), func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join(tmp, "proto"), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}

@@ -33,7 +33,7 @@ func Need(t testing.TB, what string, err error) {
 	if Strict() {
 		t.Fatalf("needs %s: %v", what, err)
 	}
-	t.Skipf("needs %s: %v (make deps installs it; %s=1 fails instead of skipping)", what, err, AllVar)
+	t.Skipf("needs %s: %v (make test installs what it needs; %s=1 fails instead of skipping)", what, err, AllVar)
 }
 
 // Binary returns the first of names found on PATH, or skips t naming
