@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/writepath/writepath/hist"
 	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
 )
@@ -84,7 +86,7 @@ func newCmdPrio(j *fiov1.Job, seed uint64, does func(int) bool) (*cmdPrio, error
 			class = ioprioClassRT // fio: cmdprio without a class is real time
 		}
 		implicit := ioprioValue(class, at32(j.CmdprioLevel, d))
-		p.prios[d] = []uint16{0}
+		p.prios[d] = []uint16{uint16(j.Ioprio)} // the job's own (prioclass, prio), 0 without
 		if !p.bssplit {
 			p.perc[d] = at32(j.CmdprioPercentage, d)
 			if p.perc[d] > 0 {
@@ -258,6 +260,19 @@ func prioSamples(ps []prioStat) int {
 		}
 	}
 	return n
+}
+
+// setJobIOPrio is fio's prioclass=/prio=: ioprio_set(IOPRIO_WHO_PROCESS,
+// 0, value) on the calling thread, which is the clone's own (locked).
+func setJobIOPrio(j *fiov1.Job) error {
+	if !j.IoprioSet {
+		return nil
+	}
+	const whoProcess = 1
+	if _, _, errno := unix.Syscall(unix.SYS_IOPRIO_SET, whoProcess, 0, uintptr(j.Ioprio)); errno != 0 {
+		return fmt.Errorf("job %s: ioprio_set(class %d, level %d): %w", j.Name, j.Ioprio>>13, j.Ioprio&7, errno)
+	}
+	return nil
 }
 
 // checkCmdprio is validateJob's part for the cmdprio options.

@@ -153,3 +153,31 @@ func mustJob(t *testing.T, args ...string) *fiov1.Job {
 	}
 	return spec.Jobs[0]
 }
+
+// TestJobPrioMatchesFio: prioclass= and prio= set the job's own I/O
+// priority (ioprio_set on its thread), which is the one its I/Os without
+// cmdprio carry: fio 3.33 and writepath report the same two priorities.
+func TestJobPrioMatchesFio(t *testing.T) {
+	fio := fioPath(t)
+	dir := diskDir(t)
+	args := []string{"--name=p", "--ioengine=libaio", "--iodepth=8", "--rw=randread", "--size=2m", "--prioclass=2",
+		"--prio=6", "--cmdprio_percentage=30", "--output-format=json", "--filename=" + filepath.Join(dir, "pf")}
+	fioOut, err := exec.Command(fio, args...).Output()
+	if err != nil {
+		t.Fatalf("fio: %v", err)
+	}
+	var out, errOut bytes.Buffer
+	if err := RunCommand(context.Background(), args, &out, &errOut, "t"); err != nil {
+		t.Fatal(err)
+	}
+	for who, b := range map[string][]byte{"fio": fioOut, "writepath": out.Bytes()} {
+		var doc prioDoc
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("%s: %v", who, err)
+		}
+		p := doc.Jobs[0].Read.Prios
+		if len(p) != 2 || p[0].Class != 2 || p[0].Prio != 6 || p[1].Class != 1 || p[1].Prio != 0 {
+			t.Errorf("%s: prios %+v; want 2/6 (the job's) and 1/0 (cmdprio's)", who, p)
+		}
+	}
+}

@@ -84,6 +84,12 @@ var optionTable = []namedOption{
 	opt("iodepth_batch_complete_min", false, "Min number of IO buffers to retrieve in one go", uintOpt(0, 1<<16, func(j *fiov1.Job, n uint64) { j.IodepthBatchCompleteMin = uint32(n) })),
 	opt("iodepth_batch_complete_max", false, "Max number of IO buffers to retrieve in one go", uintOpt(0, 1<<16, func(j *fiov1.Job, n uint64) { j.IodepthBatchCompleteMax = uint32(n) })),
 	opt("iodepth_low", false, "Low water mark for queuing depth", uintOpt(0, 1<<16, func(j *fiov1.Job, n uint64) { j.IodepthLow = uint32(n) })),
+	opt("prioclass", false, "Set job IO priority class", uintOpt(0, ioprioClassMax, func(j *fiov1.Job, n uint64) {
+		j.Ioprio, j.IoprioSet = j.Ioprio&0x1fff|uint32(n)<<13, true
+	})),
+	opt("prio", false, "Set job IO priority value", uintOpt(0, ioprioLevelMax, func(j *fiov1.Job, n uint64) {
+		j.Ioprio, j.IoprioSet = j.Ioprio&^0x1fff|uint32(n), true
+	})),
 	opt("cmdprio_percentage", false, "Send high priority I/O this percentage of the time (libaio, io_uring)", setPrioDirs(0, 100, func(j *fiov1.Job) *[]uint32 { return &j.CmdprioPercentage })),
 	opt("cmdprio_class", false, "Set asynchronous IO priority class (libaio, io_uring)", setPrioDirs(1, ioprioClassMax, func(j *fiov1.Job) *[]uint32 { return &j.CmdprioClass })),
 	opt("cmdprio", false, "Set asynchronous IO priority level (libaio, io_uring)", setPrioDirs(0, ioprioLevelMax, func(j *fiov1.Job) *[]uint32 { return &j.CmdprioLevel })),

@@ -51,8 +51,6 @@ var refused = map[string]string{
 	"file_service_type": "one file per job",
 	"numa_cpu_nodes":    "NUMA placement is not supported; use cpus_allowed",
 	"numa_mem_policy":   "NUMA placement is not supported",
-	"prio":              "I/O priorities are not supported",
-	"prioclass":         "I/O priorities are not supported",
 	"nice":              "CPU priorities are not supported",
 	"cgroup":            "cgroups are not managed",
 	"exec_prerun":       "running commands on the load host is not offered",

@@ -359,7 +359,12 @@ func (c *clone) waitAndRun(ctx context.Context, rec *workload.Recorder, log *slo
 // the clone's CPU, and blocking I/O does not hop threads).
 func (c *clone) run(ctx context.Context) error {
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	// A thread given the job's CPU set or I/O priority is not handed back
+	// to the runtime: it ends with the clone's goroutine, so nothing else
+	// runs with them.
+	if len(c.job.CpusAllowed) == 0 && !c.job.IoprioSet {
+		defer runtime.UnlockOSThread()
+	}
 	if len(c.job.CpusAllowed) > 0 {
 		var set unix.CPUSet
 		for _, cpu := range c.job.CpusAllowed {
@@ -369,6 +374,9 @@ func (c *clone) run(ctx context.Context) error {
 		if err := unix.SchedSetaffinity(0, &set); err != nil {
 			return fmt.Errorf("job %s: cpus_allowed: %w", c.job.Name, err)
 		}
+	}
+	if err := setJobIOPrio(c.job); err != nil {
+		return err
 	}
 	if err := sleepCtx(ctx, time.Duration(c.job.StartdelayNs)); err != nil {
 		return nil

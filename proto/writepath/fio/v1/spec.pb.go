@@ -1150,8 +1150,12 @@ type Job struct {
 	// offset_increment=: clone N of the job starts N times this past
 	// offset=.
 	OffsetIncrement uint64 `protobuf:"varint,101,opt,name=offset_increment,json=offsetIncrement,proto3" json:"offset_increment,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// prioclass= and prio= (ioprio_set on the job's thread, as fio): the
+	// job's own I/O priority value, class<<13 | level, when ioprio_set.
+	Ioprio        uint32 `protobuf:"varint,102,opt,name=ioprio,proto3" json:"ioprio,omitempty"`
+	IoprioSet     bool   `protobuf:"varint,103,opt,name=ioprio_set,json=ioprioSet,proto3" json:"ioprio_set,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Job) Reset() {
@@ -1891,6 +1895,20 @@ func (x *Job) GetOffsetIncrement() uint64 {
 	return 0
 }
 
+func (x *Job) GetIoprio() uint32 {
+	if x != nil {
+		return x.Ioprio
+	}
+	return 0
+}
+
+func (x *Job) GetIoprioSet() bool {
+	if x != nil {
+		return x.IoprioSet
+	}
+	return false
+}
+
 var File_writepath_fio_v1_spec_proto protoreflect.FileDescriptor
 
 const file_writepath_fio_v1_spec_proto_rawDesc = "" +
@@ -1934,7 +1952,7 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"unix_epoch\x18\n" +
 	" \x01(\bR\tunixEpoch\x12'\n" +
 	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
-	"\x04prio\x18\f \x01(\bR\x04prio\"\xdf\x1c\n" +
+	"\x04prio\x18\f \x01(\bR\x04prio\"\x96\x1d\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -2054,7 +2072,10 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"disable_bw\x18c \x01(\bR\tdisableBw\x12\x1f\n" +
 	"\vwrite_iolog\x18d \x01(\tR\n" +
 	"writeIolog\x12)\n" +
-	"\x10offset_increment\x18e \x01(\x04R\x0foffsetIncrement*\x95\x01\n" +
+	"\x10offset_increment\x18e \x01(\x04R\x0foffsetIncrement\x12\x16\n" +
+	"\x06ioprio\x18f \x01(\rR\x06ioprio\x12\x1d\n" +
+	"\n" +
+	"ioprio_set\x18g \x01(\bR\tioprioSet*\x95\x01\n" +
 	"\fOutputFormat\x12\x1d\n" +
 	"\x19OUTPUT_FORMAT_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14OUTPUT_FORMAT_NORMAL\x10\x01\x12\x16\n" +
