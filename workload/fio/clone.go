@@ -20,6 +20,7 @@ const (
 	opSync   = 3
 	opDone   = 4
 	opVerify = 5 // verify_backlog: read back the blocks written since the last one
+	opThink  = 6 // thinktime: let what flies complete, then wait
 )
 
 // clone is one running copy of a job (numjobs makes several). All of its
@@ -105,6 +106,8 @@ type clone struct {
 	// sync is logged with (fio logs the io_u's last one).
 	iolog   *ioLog
 	lastOff uint64
+	// lastThink is the I/O count at the last thinktime pause.
+	lastThink uint64
 }
 
 // now is the time since the clone's clock origin, in ns (monotonic).
@@ -217,6 +220,10 @@ func (c *clone) nextOp() (op int, off, n uint64) {
 	}
 	if c.verify != nil && c.verify.backlogDue() {
 		return opVerify, 0, 0
+	}
+	if c.job.ThinktimeNs > 0 && c.ios >= c.lastThink+uint64(max(c.job.ThinktimeBlocks, 1)) {
+		c.lastThink = c.ios
+		return opThink, 0, 0
 	}
 	d := c.gen.dir()
 	if c.rate.on {
@@ -388,5 +395,17 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// think is fio's thinktime pause, once what flies has completed: spin
+// thinktime_spin, then sleep the rest of thinktime (or until stopped).
+func (c *clone) think() {
+	j := c.job
+	spin := min(j.ThinktimeSpinNs, j.ThinktimeNs)
+	for end := c.now() + spin; c.now() < end; {
+	}
+	if rest := time.Duration(j.ThinktimeNs - spin); rest > 0 && !c.stop.Load() {
+		time.Sleep(rest)
 	}
 }

@@ -126,8 +126,9 @@ func (c *clone) fill(a *aioState) (bool, error) {
 				return false, err
 			}
 			continue
-		case opVerify:
-			// the blocks are read back once their writes completed
+		case opVerify, opThink:
+			// the blocks are read back (the pause starts) once what flies
+			// completed
 			if err := c.submit(a); err != nil {
 				return false, err
 			}
@@ -136,7 +137,9 @@ func (c *clone) fill(a *aioState) (bool, error) {
 					return false, err
 				}
 			}
-			if err := c.verifyBacklog(); err != nil {
+			if op == opThink {
+				c.think()
+			} else if err := c.verifyBacklog(); err != nil {
 				return false, err
 			}
 			continue

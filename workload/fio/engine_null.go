@@ -42,6 +42,17 @@ func (q *nullQueue) fill() (bool, error) {
 			c.lastWrite = false
 			c.completeSync(start, c.now())
 			continue
+		case opThink:
+			if err := q.submit(); err != nil {
+				return false, err
+			}
+			if q.flying > 0 {
+				if err := q.reap(); err != nil {
+					return false, err
+				}
+			}
+			c.think()
+			continue
 		}
 		c.pace()
 		i := q.flying + q.queued

@@ -107,11 +107,13 @@ func (q *offloadQueue) fill() (bool, error) {
 				return false, err
 			}
 			continue
-		case opVerify:
+		case opVerify, opThink:
 			if err := q.drain(); err != nil {
 				return false, err
 			}
-			if err := c.verifyBacklog(); err != nil {
+			if op == opThink {
+				c.think()
+			} else if err := c.verifyBacklog(); err != nil {
 				return false, err
 			}
 			continue

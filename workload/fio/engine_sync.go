@@ -34,6 +34,9 @@ func (c *clone) runSync() error {
 				return err
 			}
 			continue
+		case opThink:
+			c.think()
+			continue
 		}
 		if c.rate.until > 0 {
 			// As in fio, the rate wait is not latency: lat starts when

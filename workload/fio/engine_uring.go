@@ -77,7 +77,7 @@ func (c *clone) fillUring(u *uringState) (bool, error) {
 		if op == opDone {
 			return true, nil
 		}
-		if op == opVerify {
+		if op == opVerify || op == opThink {
 			if err := c.submitUring(u); err != nil {
 				return false, err
 			}
@@ -86,7 +86,9 @@ func (c *clone) fillUring(u *uringState) (bool, error) {
 					return false, err
 				}
 			}
-			if err := c.verifyBacklog(); err != nil {
+			if op == opThink {
+				c.think()
+			} else if err := c.verifyBacklog(); err != nil {
 				return false, err
 			}
 			continue

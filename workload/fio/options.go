@@ -109,6 +109,9 @@ var optionTable = []namedOption{
 	opt("time_based", true, "Keep running until runtime/timeout is met", boolOpt(func(j *fiov1.Job, b bool) { j.TimeBased = b })),
 	opt("ramp_time", false, "Ramp up time before measuring performance", timeOpt(func(j *fiov1.Job, ns int64) { j.RampTimeNs = ns })),
 	opt("startdelay", false, "Only start job when this period has passed", timeOpt(func(j *fiov1.Job, ns int64) { j.StartdelayNs = ns })),
+	opt("thinktime", false, "Idle time between IO buffers (usec)", usecOpt(func(j *fiov1.Job, ns int64) { j.ThinktimeNs = ns })),
+	opt("thinktime_spin", false, "Start think time by spinning this amount (usec)", usecOpt(func(j *fiov1.Job, ns int64) { j.ThinktimeSpinNs = ns })),
+	opt("thinktime_blocks", false, "IO buffer period between 'thinktime'", uintOpt(1, math.MaxUint32, func(j *fiov1.Job, n uint64) { j.ThinktimeBlocks = uint32(n) })),
 	opt("stonewall", true, "Insert a hard barrier between this job and previous", boolOpt(func(j *fiov1.Job, b bool) { j.Stonewall = b })),
 	opt("new_group", true, "Mark the start of a new group (for reporting)", boolOpt(func(j *fiov1.Job, b bool) { j.NewGroup = b })),
 	opt("wait_for", false, "Wait for the named job to finish before starting", func(j *fiov1.Job, v string) error { j.WaitFor = v; return nil }),
@@ -199,7 +202,7 @@ func defaultJob() *fiov1.Job {
 		DoVerify:           true,
 		RateProcess:        fiov1.RateProcess_RATE_PROCESS_LINEAR,
 		Logs:               &fiov1.Logs{PerJob: true},
-		IodepthBatchSubmit: 1, IodepthBatchCompleteMin: 1,
+		IodepthBatchSubmit: 1, IodepthBatchCompleteMin: 1, ThinktimeBlocks: 1,
 		RandomDistribution: fiov1.Distribution_DISTRIBUTION_RANDOM,
 	}
 }

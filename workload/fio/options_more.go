@@ -55,7 +55,6 @@ var refused = map[string]string{
 	"cgroup":            "cgroups are not managed",
 	"exec_prerun":       "running commands on the load host is not offered",
 	"exec_postrun":      "running commands on the load host is not offered",
-	"thinktime":         "think time between I/Os is not supported",
 	"lockfile":          "file locking between jobs is not supported",
 	"dedupe_percentage": "deduplicable buffers are not generated",
 	"kb_base":           "sizes are read base 1024 (fio's default kb_base=1024)",
@@ -527,4 +526,21 @@ func setGtodReduce(j *fiov1.Job, v string) error {
 	j.DisableLat, j.DisableClat, j.DisableSlat, j.DisableBw = true, true, true, true
 	j.ClatPercentiles, j.LatPercentiles, j.SlatPercentiles = false, false, false
 	return nil
+}
+
+// usecOpt reads a time whose bare number is microseconds (fio's
+// thinktime, thinktime_spin).
+func usecOpt(set func(*fiov1.Job, int64)) func(*fiov1.Job, string) error {
+	return func(j *fiov1.Job, v string) error {
+		v = strings.TrimSpace(v)
+		if _, suffix := splitNumber(v); suffix == "" && !isExpr(v) {
+			v += "us"
+		}
+		d, err := parseTime(v)
+		if err != nil {
+			return err
+		}
+		set(j, int64(d))
+		return nil
+	}
 }

@@ -225,3 +225,39 @@ func TestOffsetIncrementMatchesFio(t *testing.T) {
 		t.Errorf("clones' offsets\n%.300s\nfio's\n%.300s", got, want)
 	}
 }
+
+// TestThinktimeMatchesFio: thinktime=2000 (µs) every 8 I/Os makes 200
+// I/Os last about 25 pauses of 2 ms, here as in the real fio 3.33 (a
+// lower bound only, and a loose upper one: sleeps overrun on a busy
+// machine).
+func TestThinktimeMatchesFio(t *testing.T) {
+	fio := fioPath(t)
+	args := []string{"--name=t", "--ioengine=null", "--rw=randread", "--size=1m", "--thinktime=2000", "--thinktime_blocks=8",
+		"--number_ios=200", "--output-format=json"}
+	runtime := func(b []byte) int64 {
+		var doc struct {
+			Jobs []struct {
+				Read struct {
+					IOs     int64 `json:"total_ios"`
+					Runtime int64 `json:"runtime"`
+				} `json:"read"`
+			} `json:"jobs"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil || doc.Jobs[0].Read.IOs != 200 {
+			t.Fatalf("JSON %v, %+v", err, doc)
+		}
+		return doc.Jobs[0].Read.Runtime
+	}
+	fioOut, err := exec.Command(fio, args...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if err := RunCommand(context.Background(), args, &out, &errOut, "t"); err != nil {
+		t.Fatal(err)
+	}
+	theirs, ours := runtime(fioOut), runtime(out.Bytes())
+	if theirs < 48 || ours < 48 || ours > 3*theirs+100 {
+		t.Errorf("runtime %d ms; fio's %d ms (want at least 24 pauses of 2 ms each)", ours, theirs)
+	}
+}

@@ -1152,10 +1152,15 @@ type Job struct {
 	OffsetIncrement uint64 `protobuf:"varint,101,opt,name=offset_increment,json=offsetIncrement,proto3" json:"offset_increment,omitempty"`
 	// prioclass= and prio= (ioprio_set on the job's thread, as fio): the
 	// job's own I/O priority value, class<<13 | level, when ioprio_set.
-	Ioprio        uint32 `protobuf:"varint,102,opt,name=ioprio,proto3" json:"ioprio,omitempty"`
-	IoprioSet     bool   `protobuf:"varint,103,opt,name=ioprio_set,json=ioprioSet,proto3" json:"ioprio_set,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Ioprio    uint32 `protobuf:"varint,102,opt,name=ioprio,proto3" json:"ioprio,omitempty"`
+	IoprioSet bool   `protobuf:"varint,103,opt,name=ioprio_set,json=ioprioSet,proto3" json:"ioprio_set,omitempty"`
+	// thinktime= (after every thinktime_blocks= I/Os the job waits for what
+	// flies, spins thinktime_spin=, then sleeps the rest), as fio.
+	ThinktimeNs     int64  `protobuf:"varint,104,opt,name=thinktime_ns,json=thinktimeNs,proto3" json:"thinktime_ns,omitempty"`
+	ThinktimeSpinNs int64  `protobuf:"varint,105,opt,name=thinktime_spin_ns,json=thinktimeSpinNs,proto3" json:"thinktime_spin_ns,omitempty"`
+	ThinktimeBlocks uint32 `protobuf:"varint,106,opt,name=thinktime_blocks,json=thinktimeBlocks,proto3" json:"thinktime_blocks,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Job) Reset() {
@@ -1909,6 +1914,27 @@ func (x *Job) GetIoprioSet() bool {
 	return false
 }
 
+func (x *Job) GetThinktimeNs() int64 {
+	if x != nil {
+		return x.ThinktimeNs
+	}
+	return 0
+}
+
+func (x *Job) GetThinktimeSpinNs() int64 {
+	if x != nil {
+		return x.ThinktimeSpinNs
+	}
+	return 0
+}
+
+func (x *Job) GetThinktimeBlocks() uint32 {
+	if x != nil {
+		return x.ThinktimeBlocks
+	}
+	return 0
+}
+
 var File_writepath_fio_v1_spec_proto protoreflect.FileDescriptor
 
 const file_writepath_fio_v1_spec_proto_rawDesc = "" +
@@ -1952,7 +1978,7 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"unix_epoch\x18\n" +
 	" \x01(\bR\tunixEpoch\x12'\n" +
 	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
-	"\x04prio\x18\f \x01(\bR\x04prio\"\x96\x1d\n" +
+	"\x04prio\x18\f \x01(\bR\x04prio\"\x90\x1e\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -2075,7 +2101,10 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\x10offset_increment\x18e \x01(\x04R\x0foffsetIncrement\x12\x16\n" +
 	"\x06ioprio\x18f \x01(\rR\x06ioprio\x12\x1d\n" +
 	"\n" +
-	"ioprio_set\x18g \x01(\bR\tioprioSet*\x95\x01\n" +
+	"ioprio_set\x18g \x01(\bR\tioprioSet\x12!\n" +
+	"\fthinktime_ns\x18h \x01(\x03R\vthinktimeNs\x12*\n" +
+	"\x11thinktime_spin_ns\x18i \x01(\x03R\x0fthinktimeSpinNs\x12)\n" +
+	"\x10thinktime_blocks\x18j \x01(\rR\x0fthinktimeBlocks*\x95\x01\n" +
 	"\fOutputFormat\x12\x1d\n" +
 	"\x19OUTPUT_FORMAT_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14OUTPUT_FORMAT_NORMAL\x10\x01\x12\x16\n" +
