@@ -116,3 +116,40 @@ func TestRunDiskSeries(t *testing.T) {
 		t.Errorf("missing disk series %v", want)
 	}
 }
+
+// TestRunBandwidthAndInnoDBRates: an op's bytes counter becomes its MB/s
+// series; an InnoDB counter (a *_total gauge) is charted as its rate per
+// interval with its unit, never as the raw cumulative value.
+func TestRunBandwidthAndInnoDBRates(t *testing.T) {
+	a, b := interval(t, 0, 100, map[string]uint64{"w1": 10}), interval(t, 1, 100, map[string]uint64{"w1": 10})
+	a.Counters = map[string]int64{"write_bytes": 4_000_000}
+	b.Counters = map[string]int64{"write_bytes": 8_000_000}
+	a.Telemetry[0].Gauges["innodb.os_log_written_total"] = 100_000_000
+	b.Telemetry[0].Gauges["innodb.os_log_written_total"] = 103_000_000
+	items := results.NewItems(&writepathv1.Run{Id: "20261130-000000.000", KindName: "fio", State: writepathv1.RunState_RUN_STATE_FINISHED,
+		Interval: durationpb.New(time.Second), Phases: []*writepathv1.PhaseRecord{{Name: "run"}}},
+		[]*writepathv1.MergedInterval{a, b}, nil)
+	r, err := results.Read(context.Background(), items, "20261130-000000.000", results.PerWorker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Run(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := got.Ops[0].MBps; len(m) != 2 || m[0] != 4 || m[1] != 8 {
+		t.Errorf("write MB/s = %v; want [4 8]", m)
+	}
+	found := false
+	for _, s := range got.InnoDB {
+		if s.Name == "redo written" {
+			found = true
+			if s.Unit != "MB/s" || s.Values[0] != 0 || s.Values[1] != 3 {
+				t.Errorf("redo written = %v %s; want [0 3] MB/s (the first interval has no increase)", s.Values, s.Unit)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no redo written series in %+v", got.InnoDB)
+	}
+}
