@@ -1,7 +1,9 @@
 package diskprofile
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -87,6 +89,7 @@ type sampler struct {
 	path string
 	at   []time.Time
 	c    []counters
+	q    []int64 // time_in_queue, ms: the device's queue summed over time
 	stop chan struct{}
 	done chan struct{}
 }
@@ -98,7 +101,7 @@ func sample(dev string) *sampler {
 		for {
 			c, at, err := readStat(s.path)
 			if err == nil {
-				s.c, s.at = append(s.c, c), append(s.at, at)
+				s.c, s.at, s.q = append(s.c, c), append(s.at, at), append(s.q, queueMs(s.path))
 			}
 			select {
 			case <-s.stop:
@@ -117,6 +120,25 @@ func (s *sampler) rate(from, to time.Time) (iops, bps float64) {
 	i, j := s.index(from), s.index(to)
 	d := s.at[j].Sub(s.at[i]).Seconds()
 	return float64(s.c[j].ios-s.c[i].ios) / d, float64(s.c[j].bytes-s.c[i].bytes) / d
+}
+
+// queue is the device's mean queue (I/Os in it, iostat's aqu-sz) between
+// two times.
+func (s *sampler) queue(from, to time.Time) float64 {
+	i, j := s.index(from), s.index(to)
+	return float64(s.q[j]-s.q[i]) / float64(s.at[j].Sub(s.at[i]).Milliseconds())
+}
+
+// queueMs is a device's time_in_queue (ms), -1 when unreadable.
+func queueMs(path string) int64 {
+	b, _ := os.ReadFile(path)
+	f := strings.Fields(string(b))
+	if len(f) < 11 {
+		return -1
+	}
+	var v int64
+	fmt.Sscan(f[10], &v)
+	return v
 }
 
 // firstIO is the sample before the first I/O.
@@ -138,8 +160,8 @@ func (s *sampler) index(t time.Time) int {
 	return len(s.at) - 1
 }
 
-// fio runs Debian's fio against dir for d.
-func fio(t *testing.T, ctx context.Context, dir string, d time.Duration, args ...string) {
+// fio runs Debian's fio against dir for d and returns its output.
+func fio(t *testing.T, ctx context.Context, dir string, d time.Duration, args ...string) []byte {
 	t.Helper()
 	base := []string{"--name=dp", "--filename=" + filepath.Join(dir, "dp.file"), "--size=96M", "--time_based", fmt.Sprintf("--runtime=%ds", int(d.Seconds())),
 		"--ioengine=libaio", "--iodepth=16", "--randrepeat=0", "--allow_file_create=1"}
@@ -147,21 +169,47 @@ func fio(t *testing.T, ctx context.Context, dir string, d time.Duration, args ..
 		base = base[:3]
 		base = append(base, "--ioengine=libaio", "--iodepth=16")
 	}
-	out, err := exec.CommandContext(ctx, "fio", append(base, args...)...).CombinedOutput()
+	out, err := exec.CommandContext(ctx, "fio", append(base, args...)...).Output()
 	if err != nil && ctx.Err() == nil {
 		t.Fatalf("fio %v: %v\n%s", args, err, out)
 	}
+	return out
+}
+
+// queueFull is the share of fio's submissions (%) made with the job's whole
+// iodepth in flight (its JSON "iodepth_level" at depth), read from
+// --output-format=json output: near 100 the load always had an I/O waiting
+// for the cap, so the cap alone set the rate; lower, the load itself was
+// short (a process starved of CPU on a loaded host).
+func queueFull(t *testing.T, out []byte, depth string) float64 {
+	t.Helper()
+	var r struct {
+		Jobs []struct {
+			Levels map[string]float64 `json:"iodepth_level"`
+		} `json:"jobs"`
+	}
+	if i := bytes.IndexByte(out, '{'); i >= 0 {
+		out = out[i:]
+	}
+	if err := json.Unmarshal(out, &r); err != nil || len(r.Jobs) == 0 {
+		t.Fatalf("fio JSON: %v\n%.500s", err, out)
+	}
+	return r.Jobs[0].Levels[depth]
 }
 
 func within(got, want, frac float64) bool { return got >= want*(1-frac) && got <= want*(1+frac) }
 
 // capped reports whether a rate measured from the device's counters over a
-// window of 1-3 s holds a cap. The tolerances are a busy host's (CI runs
-// packages side by side on 2 cores): the kernel's throttle lets a queue's
-// worth through around a change of cap (+8%), and a load starved of CPU
-// does less (-15%). On a quieter host the figures land within 5%, as the
-// logs show.
-func capped(got, limit float64) bool { return got <= limit*1.08 && got >= limit*0.85 }
+// window of 3-5 s holds a cap: never more than 5% above it (the kernel's
+// throttle lets at most one 100 ms slice's worth run ahead of the line,
+// 3% of a 3 s window; over the 1.4 s windows of before, +5.9% was seen),
+// and at most 15% below. Below is the loaded host's: CI runs packages side
+// by side on 2 cores, and there the throttle's own dispatch (a kblockd
+// work item) lags: 1,126 IOPS under a 1,200 cap was seen with fio's queue
+// full 99.5% of the time and the device's queue at 5.8 of 32, the rest
+// waiting in the throttle. The logs give both queues, so a shortfall says
+// whose it was; quiet, the rates land within 2% of the cap.
+func capped(got, limit float64) bool { return got <= limit*1.05 && got >= limit*0.85 }
 
 // TestProfileOnLoopFS runs fio against profiles on a loop filesystem the
 // Manager makes: the burst lasts bucket/(burst-baseline), IOPS and
@@ -173,7 +221,7 @@ func TestProfileOnLoopFS(t *testing.T) {
 	dataDir := t.TempDir()
 	m, _ := newManager(t, dataDir, Allow{loop: true})
 	fs := LoopFS{Dir: "disk", Size: 256 << 20}
-	burst := Spec{Profile: Profile{Name: "custom", BaselineIOPS: 400, BurstIOPS: 1200, Bucket: 1600, Credits: -1}, FS: fs}
+	burst := Spec{Profile: Profile{Name: "custom", BaselineIOPS: 400, BurstIOPS: 1200, Bucket: 2800, Credits: -1}, FS: fs}
 	if err := m.Prepare(burst); err != nil {
 		t.Fatal(err)
 	}
@@ -199,11 +247,12 @@ func TestProfileOnLoopFS(t *testing.T) {
 		var switched time.Time
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
+		var out []byte
 		go func() {
 			defer close(done)
-			fio(t, ctx, dir, 6*time.Second, "--rw=randwrite", "--bs=4k", "--direct=1", "--iodepth=32")
+			out = fio(t, ctx, dir, 8*time.Second, "--rw=randwrite", "--bs=4k", "--direct=1", "--iodepth=32", "--output-format=json")
 		}()
-		for time.Since(start) < 6*time.Second && switched.IsZero() {
+		for time.Since(start) < 8*time.Second && switched.IsZero() {
 			if h.Values()["disk.cap_iops"] == 400 {
 				switched = time.Now()
 			}
@@ -219,21 +268,26 @@ func TestProfileOnLoopFS(t *testing.T) {
 		burstFor := switched.Sub(first).Seconds()
 		biops, _ := s.rate(first.Add(300*time.Millisecond), switched.Add(-200*time.Millisecond))
 		iops, _ := s.rate(switched.Add(500*time.Millisecond), s.at[len(s.at)-1].Add(-300*time.Millisecond))
-		// The bucket drains at (done - baseline) a second: on a quiet host
-		// the load reaches the burst cap and that is 1600/800 = 2 s; on a
+		full := queueFull(t, out, "32")
+		bq := s.queue(first.Add(300*time.Millisecond), switched.Add(-200*time.Millisecond))
+		q := s.queue(switched.Add(500*time.Millisecond), s.at[len(s.at)-1].Add(-300*time.Millisecond))
+		// The bucket drains at (done - baseline) a second, done counted
+		// over the whole burst (its first I/Os included): on a quiet host
+		// the load reaches the burst cap and that is 2800/800 = 3.5 s; on a
 		// loaded one it may fall short of the cap, and the burst lasts
-		// longer by exactly that much. The cap is an upper bound (5%); a
-		// starved load may do less (10%).
-		want := 1600 / (biops - 400)
-		t.Logf("burst %.2f s at %.0f IOPS (cap 1200; bucket/(done-baseline) = %.2f s), then %.0f IOPS (cap 400)", burstFor, biops, want, iops)
-		if !within(burstFor, want, 0.15) {
-			t.Errorf("burst lasted %.2f s at %.0f IOPS; want bucket/(IOPS-baseline) = %.2f s within 15%%", burstFor, biops, want)
+		// longer by exactly that much.
+		whole, _ := s.rate(first, switched)
+		want := 2800 / (whole - 400)
+		t.Logf("burst %.2f s at %.0f IOPS, %.0f steady (cap 1200; bucket/(IOPS-baseline) = %.2f s), then %.0f IOPS (cap 400); fio's queue full %.1f%% of submissions, the device's %.1f then %.1f",
+			burstFor, whole, biops, want, iops, full, bq, q)
+		if !within(burstFor, want, 0.10) {
+			t.Errorf("burst lasted %.2f s at %.0f IOPS; want bucket/(IOPS-baseline) = %.2f s within 10%%", burstFor, whole, want)
 		}
 		if !capped(biops, 1200) || !capped(iops, 400) {
-			t.Errorf("IOPS %.0f in the burst, %.0f after; want the caps 1200 and 400 (+8%%, -15%%)", biops, iops)
+			t.Errorf("IOPS %.0f in the burst, %.0f after; want the caps 1200 and 400 (+5%%, -15%%)", biops, iops)
 		}
-		if within(biops, 1200, 0.05) && !within(burstFor, 2, 0.10) {
-			t.Errorf("at the burst cap the burst lasted %.2f s; want bucket/(burst-baseline) = 2 s within 10%%", burstFor)
+		if within(whole, 1200, 0.05) && !within(burstFor, 3.5, 0.10) {
+			t.Errorf("at the burst cap the burst lasted %.2f s; want bucket/(burst-baseline) = 3.5 s within 10%%", burstFor)
 		}
 		time.Sleep(300 * time.Millisecond)
 		c1, t1 := h.Values()["disk.credits"], time.Now()
@@ -254,14 +308,14 @@ func TestProfileOnLoopFS(t *testing.T) {
 		}
 		defer h.Restore()
 		s := sample(dev)
-		fio(t, context.Background(), dir, 3*time.Second, "--rw=randwrite", "--bs=4k", "--direct=0", "--fsync=32",
+		fio(t, context.Background(), dir, 4*time.Second, "--rw=randwrite", "--bs=4k", "--direct=0", "--fsync=32",
 			"--ioengine=psync", "--numjobs=4")
 		s.end()
 		first := s.firstIO()
 		iops, _ := s.rate(first.Add(500*time.Millisecond), s.at[len(s.at)-1].Add(-300*time.Millisecond))
 		t.Logf("buffered+fsync: %.0f IOPS at the device (cap 500)", iops)
 		if !capped(iops, 500) {
-			t.Errorf("buffered writes with fsync: %.0f IOPS at the device; want the cap 500 (+8%%, -15%%)", iops)
+			t.Errorf("buffered writes with fsync: %.0f IOPS at the device; want the cap 500 (+5%%, -15%%)", iops)
 		}
 	})
 
@@ -273,12 +327,14 @@ func TestProfileOnLoopFS(t *testing.T) {
 		}
 		defer h.Restore()
 		s := sample(dev)
-		fio(t, context.Background(), dir, 3*time.Second, "--rw=write", "--bs=1M", "--direct=1", "--iodepth=4")
+		out := fio(t, context.Background(), dir, 4*time.Second, "--rw=write", "--bs=1M", "--direct=1", "--iodepth=4", "--output-format=json")
 		s.end()
 		_, bps := s.rate(s.firstIO().Add(500*time.Millisecond), s.at[len(s.at)-1].Add(-300*time.Millisecond))
-		t.Logf("1 MiB writes: %.1f MB/s at the device (cap 20)", bps/1e6)
+		full := queueFull(t, out, "4")
+		q := s.queue(s.firstIO().Add(500*time.Millisecond), s.at[len(s.at)-1].Add(-300*time.Millisecond))
+		t.Logf("1 MiB writes: %.1f MB/s at the device (cap 20); fio's queue full %.1f%% of submissions, the device's %.1f", bps/1e6, full, q)
 		if !capped(bps, 20e6) {
-			t.Errorf("bandwidth %.1f MB/s; want the cap 20 MB/s (+8%%, -15%%)", bps/1e6)
+			t.Errorf("bandwidth %.1f MB/s; want the cap 20 MB/s (+5%%, -15%%)", bps/1e6)
 		}
 	})
 }
