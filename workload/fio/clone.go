@@ -45,6 +45,11 @@ type clone struct {
 	// the fabric).
 	bytes [nDirs]*workload.Counter
 	stop  *atomic.Bool
+	// quit is raised for this clone alone (exitall of another job).
+	quit atomic.Bool
+	// started is set when the clone begins its I/O (exit_what=stonewall
+	// stops the clones running then).
+	started atomic.Bool
 	base  time.Time
 	err   error
 	// deps must finish before the clone starts (stonewall, wait_for); done
@@ -141,7 +146,7 @@ func (c *clone) tick(now int64) bool {
 	if now >= c.nextYield {
 		c.yield(now)
 	}
-	return c.stop.Load() || (c.endAt > 0 && now >= c.endAt) || (c.rate.minOn && c.checkMinRate(now))
+	return c.stop.Load() || c.quit.Load() || (c.endAt > 0 && now >= c.endAt) || (c.rate.minOn && c.checkMinRate(now))
 }
 
 // yieldEvery is how often a clone passes through the Go scheduler. A

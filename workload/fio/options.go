@@ -112,6 +112,8 @@ var optionTable = []namedOption{
 	opt("thinktime", false, "Idle time between IO buffers (usec)", usecOpt(func(j *fiov1.Job, ns int64) { j.ThinktimeNs = ns })),
 	opt("thinktime_spin", false, "Start think time by spinning this amount (usec)", usecOpt(func(j *fiov1.Job, ns int64) { j.ThinktimeSpinNs = ns })),
 	opt("thinktime_blocks", false, "IO buffer period between 'thinktime'", uintOpt(1, math.MaxUint32, func(j *fiov1.Job, n uint64) { j.ThinktimeBlocks = uint32(n) })),
+	opt("exitall", true, "Terminate all jobs when one exits", boolOpt(func(j *fiov1.Job, b bool) { j.Exitall = b })),
+	opt("exit_what", false, "Fine-grained control for exitall (group, stonewall, all)", setExitWhat),
 	opt("stonewall", true, "Insert a hard barrier between this job and previous", boolOpt(func(j *fiov1.Job, b bool) { j.Stonewall = b })),
 	opt("new_group", true, "Mark the start of a new group (for reporting)", boolOpt(func(j *fiov1.Job, b bool) { j.NewGroup = b })),
 	opt("wait_for", false, "Wait for the named job to finish before starting", func(j *fiov1.Job, v string) error { j.WaitFor = v; return nil }),

@@ -39,7 +39,6 @@ var refused = map[string]string{
 	"zonemode":          "zoned block devices are not supported",
 	"trim_percentage":   "trims of blocks written (trim_percentage, trim_verify_zero) are not issued; use rw=trim, randtrim, trimwrite or randtrimwrite",
 	"log_compression":   "logs are written uncompressed",
-	"exitall":           "jobs are not stopped when one finishes",
 	"exitall_on_error":  "jobs are not stopped when one fails",
 	"steadystate":       "steady-state detection is not supported",
 	"ss":                "steady-state detection is not supported",
@@ -544,3 +543,24 @@ func usecOpt(set func(*fiov1.Job, int64)) func(*fiov1.Job, string) error {
 		return nil
 	}
 }
+
+func setExitWhat(j *fiov1.Job, v string) error {
+	switch strings.TrimSpace(v) {
+	case "group":
+		j.ExitWhat = exitGroup
+	case "stonewall":
+		j.ExitWhat = exitRunning
+	case "all":
+		j.ExitWhat = exitAll
+	default:
+		return fmt.Errorf("%q: want group, stonewall or all", v)
+	}
+	return nil
+}
+
+// exit_what values.
+const (
+	exitGroup   = 0 // the jobs of the finished job's group
+	exitRunning = 1 // every job running (fio's stonewall)
+	exitAll     = 2 // every job, started or not
+)

@@ -50,6 +50,7 @@ func TestCommandLineAndJobFileGiveTheSameJob(t *testing.T) {
 	want.ReadBs, want.WriteBs, want.TrimBs, want.Invalidate, want.ClatPercentiles = def.ReadBs, def.WriteBs, def.TrimBs, true, true
 	want.Verify, want.DoVerify, want.RateProcess, want.Logs = def.Verify, true, def.RateProcess, def.Logs
 	want.IodepthBatchSubmit, want.IodepthBatchCompleteMin, want.RandomDistribution = 1, 1, def.RandomDistribution
+	want.ThinktimeBlocks = def.ThinktimeBlocks
 	if !proto.Equal(a[0], want) {
 		t.Errorf("ParseArgs(issue job) = %v; want %v", a[0], want)
 	}

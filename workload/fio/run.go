@@ -324,6 +324,7 @@ func runClones(ctx context.Context, clones []*clone, rec *workload.Recorder, log
 	for _, c := range clones {
 		wg.Go(func() {
 			defer close(c.done)
+			defer exitAllAfter(c, clones)
 			c.err = c.waitAndRun(ctx, rec, log)
 			if c.err != nil {
 				log.Error("job failed", "job", c.job.Name, "clone", c.num, "err", c.err)
@@ -331,6 +332,25 @@ func runClones(ctx context.Context, clones []*clone, rec *workload.Recorder, log
 		})
 	}
 	wg.Wait()
+}
+
+// exitAllAfter is fio's exitall: once c's job is done, the clones
+// exit_what names stop (its group's, those running, or all).
+func exitAllAfter(c *clone, clones []*clone) {
+	if !c.job.Exitall {
+		return
+	}
+	for _, o := range clones {
+		switch {
+		case o == c:
+		case c.job.ExitWhat == exitAll:
+			o.quit.Store(true)
+		case c.job.ExitWhat == exitRunning && o.started.Load():
+			o.quit.Store(true)
+		case c.job.ExitWhat == exitGroup && o.job.Group == c.job.Group:
+			o.quit.Store(true)
+		}
+	}
 }
 
 // waitAndRun waits for the clone's dependencies, prepares it if that was
@@ -346,7 +366,7 @@ func (c *clone) waitAndRun(ctx context.Context, rec *workload.Recorder, log *slo
 			return nil
 		}
 	}
-	if c.stop.Load() {
+	if c.stop.Load() || c.quit.Load() {
 		return nil
 	}
 	if err := prepare(ctx, c, rec, log); err != nil {
@@ -381,6 +401,7 @@ func (c *clone) run(ctx context.Context) error {
 	if err := sleepCtx(ctx, time.Duration(c.job.StartdelayNs)); err != nil {
 		return nil
 	}
+	c.started.Store(true)
 	c.begin()
 	c.joinFlow()
 	var err error

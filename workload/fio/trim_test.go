@@ -261,3 +261,37 @@ func TestThinktimeMatchesFio(t *testing.T) {
 		t.Errorf("runtime %d ms; fio's %d ms (want at least 24 pauses of 2 ms each)", ours, theirs)
 	}
 }
+
+// TestExitallMatchesFio: with exitall=1 on a short job, the long
+// time-based job of its group stops when the short one is done, as in
+// the real fio 3.33 (both well before the long job's 10 s).
+func TestExitallMatchesFio(t *testing.T) {
+	fio := fioPath(t)
+	args := []string{"--ioengine=null", "--size=1g", "--name=short", "--number_ios=500", "--thinktime=1000", "--exitall",
+		"--name=long", "--time_based", "--runtime=10", "--output-format=json"}
+	fioOut, err := exec.Command(fio, args...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if err := RunCommand(context.Background(), args, &out, &errOut, "t"); err != nil {
+		t.Fatal(err)
+	}
+	for who, b := range map[string][]byte{"fio": fioOut, "writepath": out.Bytes()} {
+		if i := bytes.IndexByte(b, '{'); i > 0 {
+			b = b[i:] // fio prints its job lines first with exitall
+		}
+		var doc struct {
+			Jobs []struct {
+				Runtime int64 `json:"job_runtime"`
+			} `json:"jobs"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil || len(doc.Jobs) != 2 {
+			t.Fatalf("%s: %v", who, err)
+		}
+		short, long := doc.Jobs[0].Runtime, doc.Jobs[1].Runtime
+		if long > short+1000 || long >= 9000 {
+			t.Errorf("%s: the long job ran %d ms after the short one's %d ms; want it stopped with it", who, long, short)
+		}
+	}
+}

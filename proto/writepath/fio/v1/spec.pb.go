@@ -1159,8 +1159,12 @@ type Job struct {
 	ThinktimeNs     int64  `protobuf:"varint,104,opt,name=thinktime_ns,json=thinktimeNs,proto3" json:"thinktime_ns,omitempty"`
 	ThinktimeSpinNs int64  `protobuf:"varint,105,opt,name=thinktime_spin_ns,json=thinktimeSpinNs,proto3" json:"thinktime_spin_ns,omitempty"`
 	ThinktimeBlocks uint32 `protobuf:"varint,106,opt,name=thinktime_blocks,json=thinktimeBlocks,proto3" json:"thinktime_blocks,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// exitall=1: when this job finishes, the jobs exit_what names stop
+	// (0 its group, 1 every running job, 2 all jobs), as fio.
+	Exitall       bool   `protobuf:"varint,107,opt,name=exitall,proto3" json:"exitall,omitempty"`
+	ExitWhat      uint32 `protobuf:"varint,108,opt,name=exit_what,json=exitWhat,proto3" json:"exit_what,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Job) Reset() {
@@ -1935,6 +1939,20 @@ func (x *Job) GetThinktimeBlocks() uint32 {
 	return 0
 }
 
+func (x *Job) GetExitall() bool {
+	if x != nil {
+		return x.Exitall
+	}
+	return false
+}
+
+func (x *Job) GetExitWhat() uint32 {
+	if x != nil {
+		return x.ExitWhat
+	}
+	return 0
+}
+
 var File_writepath_fio_v1_spec_proto protoreflect.FileDescriptor
 
 const file_writepath_fio_v1_spec_proto_rawDesc = "" +
@@ -1978,7 +1996,7 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"unix_epoch\x18\n" +
 	" \x01(\bR\tunixEpoch\x12'\n" +
 	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
-	"\x04prio\x18\f \x01(\bR\x04prio\"\x90\x1e\n" +
+	"\x04prio\x18\f \x01(\bR\x04prio\"\xc7\x1e\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -2104,7 +2122,9 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"ioprio_set\x18g \x01(\bR\tioprioSet\x12!\n" +
 	"\fthinktime_ns\x18h \x01(\x03R\vthinktimeNs\x12*\n" +
 	"\x11thinktime_spin_ns\x18i \x01(\x03R\x0fthinktimeSpinNs\x12)\n" +
-	"\x10thinktime_blocks\x18j \x01(\rR\x0fthinktimeBlocks*\x95\x01\n" +
+	"\x10thinktime_blocks\x18j \x01(\rR\x0fthinktimeBlocks\x12\x18\n" +
+	"\aexitall\x18k \x01(\bR\aexitall\x12\x1b\n" +
+	"\texit_what\x18l \x01(\rR\bexitWhat*\x95\x01\n" +
 	"\fOutputFormat\x12\x1d\n" +
 	"\x19OUTPUT_FORMAT_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14OUTPUT_FORMAT_NORMAL\x10\x01\x12\x16\n" +
