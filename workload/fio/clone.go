@@ -50,8 +50,8 @@ type clone struct {
 	// started is set when the clone begins its I/O (exit_what=stonewall
 	// stops the clones running then).
 	started atomic.Bool
-	base  time.Time
-	err   error
+	base    time.Time
+	err     error
 	// deps must finish before the clone starts (stonewall, wait_for); done
 	// is closed when it has.
 	deps  []*clone
