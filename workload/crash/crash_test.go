@@ -124,8 +124,11 @@ func checkRound(t *testing.T, rr RoundResult) {
 	if len(r.Events) == 0 || r.EndLSN == 0 {
 		t.Errorf("round %d: %d events, end LSN %d; want the matched lines stored", rr.Round, len(r.Events), r.EndLSN)
 	}
-	if tl.RecoveryMS <= 0 || tl.StartToQueryMS <= 0 || tl.KillToCommitMS <= 0 {
-		t.Errorf("round %d timeline = %+v; want recovery, start->query and kill->commit > 0", rr.Round, tl)
+	// Recovery can take 0 ms: with little redo to apply, its first marker
+	// and ready reach the live tail in one read (seen after a power cut
+	// that dropped no redo).
+	if tl.RecoveryMS < 0 || tl.StartToQueryMS <= 0 || tl.KillToCommitMS <= 0 {
+		t.Errorf("round %d timeline = %+v; want recovery >= 0, start->query and kill->commit > 0", rr.Round, tl)
 	}
 	if rr.Load.Transactions == 0 || rr.LastSample == nil {
 		t.Errorf("round %d: %d transactions, LSN sample %v; want load and samples", rr.Round, rr.Load.Transactions, rr.LastSample)
