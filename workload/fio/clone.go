@@ -403,6 +403,17 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// drained does what an opVerify or opThink asks once the queue is empty:
+// the blocks written since the last check are read back, or the job
+// pauses. The queued engines call it after draining what flies.
+func (c *clone) drained(op int) error {
+	if op == opThink {
+		c.think()
+		return nil
+	}
+	return c.verifyBacklog()
+}
+
 // think is fio's thinktime pause, once what flies has completed: spin
 // thinktime_spin, then sleep the rest of thinktime (or until stopped).
 func (c *clone) think() {

@@ -137,9 +137,7 @@ func (c *clone) fill(a *aioState) (bool, error) {
 					return false, err
 				}
 			}
-			if op == opThink {
-				c.think()
-			} else if err := c.verifyBacklog(); err != nil {
+			if err := c.drained(op); err != nil {
 				return false, err
 			}
 			continue

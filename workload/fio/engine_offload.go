@@ -111,9 +111,7 @@ func (q *offloadQueue) fill() (bool, error) {
 			if err := q.drain(); err != nil {
 				return false, err
 			}
-			if op == opThink {
-				c.think()
-			} else if err := c.verifyBacklog(); err != nil {
+			if err := c.drained(op); err != nil {
 				return false, err
 			}
 			continue

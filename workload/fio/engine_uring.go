@@ -86,9 +86,7 @@ func (c *clone) fillUring(u *uringState) (bool, error) {
 					return false, err
 				}
 			}
-			if op == opThink {
-				c.think()
-			} else if err := c.verifyBacklog(); err != nil {
+			if err := c.drained(op); err != nil {
 				return false, err
 			}
 			continue
