@@ -22,10 +22,14 @@ const (
 	ClientRecvLimit = ServerSendLimit
 	ClientSendLimit = ServerRecvLimit
 	// MaxConcurrentStreams bounds the streams open at once on one
-	// connection (RFC 9113 recommends no fewer than 100). A worker needs
-	// one, the CLI a few; a simulator multiplexes ten workers per
-	// connection.
-	MaxConcurrentStreams = 100
+	// connection. A worker needs one (the embedded fabric's workers dial
+	// their own connections too), the CLI a few; a simulator multiplexes
+	// ten workers per connection. Each open stream costs the coordinator
+	// a handler waiting for its Hello: at 100 (RFC 9113's recommended
+	// floor, for browsers) 200 stolen-certificate connections held 20,000
+	// of them and peaked the coordinator at 553-586 MiB, over its 512 MiB
+	// budget (deploy/netns/faults.sh, quiet machine).
+	MaxConcurrentStreams = 32
 	// MaxHeaderListSize bounds a call's metadata (gRPC's default is
 	// 16 MiB); a bearer token and gRPC's own headers need a few hundred
 	// bytes.

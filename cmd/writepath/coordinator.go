@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc"
@@ -71,9 +72,21 @@ func newCoordinatorCmd() *cobra.Command {
 	return cmd
 }
 
+// softMemoryLimit is the Go heap's soft limit for a coordinator started
+// without GOMEMLIMIT, under its 512 MiB budget with room for stacks and
+// the store's mapped pages: past it the collector runs more often instead
+// of letting a burst's garbage double the heap. With 32 streams a
+// connection, a stolen certificate's flood (deploy/netns/faults.sh) peaked
+// at 182-206 MiB under a 320 MiB limit and 481-498 MiB with none; a
+// 1,000-worker fleet's coordinator peaked at 403 MiB (bench/fleet.sh).
+const softMemoryLimit = 384 << 20
+
 // serve runs the coordinator (and its metrics endpoint) until ctx ends.
 func (o *coordinatorOptions) serve(ctx context.Context) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(softMemoryLimit)
+	}
 	o.cfg.Log = log
 	srv, err := o.sec.server(log)
 	if err != nil {
