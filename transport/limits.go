@@ -25,10 +25,9 @@ const (
 	// connection. A worker needs one (the embedded fabric's workers dial
 	// their own connections too), the CLI a few; a simulator multiplexes
 	// ten workers per connection. Each open stream costs the coordinator
-	// a handler waiting for its Hello: at 100 (RFC 9113's recommended
-	// floor, for browsers) 200 stolen-certificate connections held 20,000
-	// of them and peaked the coordinator at 553-586 MiB, over its 512 MiB
-	// budget (deploy/netns/faults.sh, quiet machine).
+	// a handler waiting for its Hello: 200 stolen-certificate connections
+	// hold 6,400 of them (the coordinator peaked at 97-103 MiB in
+	// deploy/netns/faults.sh; 108 MiB at RFC 9113's floor of 100).
 	MaxConcurrentStreams = 32
 	// MaxHeaderListSize bounds a call's metadata (gRPC's default is
 	// 16 MiB); a bearer token and gRPC's own headers need a few hundred
@@ -42,6 +41,12 @@ const (
 	// and its clients fit, a flood of idle connections does not grow the
 	// coordinator past its memory budget.
 	DefaultMaxConnections = 2048
+	// MaxRefusedCalls bounds the calls refused (wrong role or token) on one
+	// connection before the coordinator closes it: gRPC frees what it made
+	// for a refused call only when the connection ends, a few hundred bytes
+	// each, so 2,048 connections hold at most ~70 MiB of them. A worker or
+	// CLI refused that often is misconfigured and redials.
+	MaxRefusedCalls = 128
 	// DialTimeout bounds establishing a connection to a coordinator.
 	DialTimeout = 10 * time.Second
 	// CallTimeout bounds a unary call that carries no deadline of its own

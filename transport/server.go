@@ -1,14 +1,17 @@
 package transport
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/peer"
 
 	"github.com/writepath/writepath/auth"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
@@ -63,7 +66,7 @@ func (s Server) Mode() string {
 }
 
 // Listen opens the TCP address addr and wraps it (see Wrap).
-func (s Server) Listen(addr string) (net.Listener, error) {
+func (s Server) Listen(addr string) (*Listener, error) {
 	lis, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("--listen %s: %w", addr, err)
@@ -73,49 +76,91 @@ func (s Server) Listen(addr string) (net.Listener, error) {
 
 // Wrap bounds l to MaxConnections open connections (one more is closed at
 // once and logged) and, in plaintext without Insecure, to loopback peers
-// (others are closed at once and logged). Both logs are rate-limited.
-func (s Server) Wrap(l net.Listener) net.Listener {
+// (others are closed at once and logged). Both logs are rate-limited. Serve
+// it with its own Options, which close a connection after MaxRefusedCalls.
+func (s Server) Wrap(l net.Listener) *Listener {
 	max := s.MaxConnections
 	if max <= 0 {
 		max = DefaultMaxConnections
 	}
-	g := &guarded{Listener: l, max: int64(max),
-		overLog: newRateLog(s.Log, fmt.Sprintf("refused a connection: %d connections open, the limit (--max-connections)", max))}
+	g := &Listener{Listener: l, srv: s, max: int64(max), peers: map[string]*countedConn{},
+		overLog:    newRateLog(s.Log, fmt.Sprintf("refused a connection: %d connections open, the limit (--max-connections)", max)),
+		refusedLog: newRateLog(s.Log, fmt.Sprintf("closed a connection after %d refused calls (MaxRefusedCalls)", MaxRefusedCalls))}
 	if s.Policy.TLS == nil && !s.Insecure {
 		g.loopbackLog = newRateLog(s.Log, "refused plaintext connection from a non-loopback address; serve with --tls-* (or --insecure)")
 	}
 	return g
 }
 
-// guarded is a listener that refuses what Wrap says, and counts the
-// connections it handed out until they close.
-type guarded struct {
+// Listener is a Server's listener: it refuses what Wrap says, counts the
+// connections it handed out until they close, and closes one whose peer
+// had MaxRefusedCalls calls refused.
+type Listener struct {
 	net.Listener
+	srv         Server
 	max         int64
 	open        atomic.Int64
 	overLog     *rateLog
 	loopbackLog *rateLog // nil: every address is served
+	refusedLog  *rateLog
+
+	mu sync.Mutex
+	// peers are the open TCP connections by remote address (unique while
+	// open), for the tap's refusals to find theirs.
+	peers map[string]*countedConn
 }
 
-func (g *guarded) Accept() (net.Conn, error) {
+// Options are the Server's options with refused calls counted against the
+// connections of l: serve l with these, not Server.Options.
+func (l *Listener) Options() []grpc.ServerOption {
+	s := l.srv
+	s.Policy.Refused = l.refused
+	return s.Options()
+}
+
+func (l *Listener) Accept() (net.Conn, error) {
 	for {
-		c, err := g.Listener.Accept()
+		c, err := l.Listener.Accept()
 		if err != nil {
 			return nil, err
 		}
-		if g.loopbackLog != nil && !auth.IsLoopback(c.RemoteAddr()) {
-			g.loopbackLog.warn(time.Now(), "peer", c.RemoteAddr().String())
+		if l.loopbackLog != nil && !auth.IsLoopback(c.RemoteAddr()) {
+			l.loopbackLog.warn(time.Now(), "peer", c.RemoteAddr().String())
 			c.Close()
 			continue
 		}
-		if g.open.Add(1) > g.max {
-			g.open.Add(-1)
-			g.overLog.warn(time.Now(), "peer", c.RemoteAddr().String())
+		if l.open.Add(1) > l.max {
+			l.open.Add(-1)
+			l.overLog.warn(time.Now(), "peer", c.RemoteAddr().String())
 			c.Close()
 			continue
 		}
 		userTimeout(c)
-		return &countedConn{Conn: c, g: g}, nil
+		cc := &countedConn{Conn: c, l: l}
+		if _, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+			cc.key = c.RemoteAddr().String()
+			l.mu.Lock()
+			l.peers[cc.key] = cc
+			l.mu.Unlock()
+		}
+		return cc, nil
+	}
+}
+
+// refused counts a call refused on the connection of ctx's peer and closes
+// the connection at MaxRefusedCalls: what gRPC keeps of a refused call is
+// freed only then.
+func (l *Listener) refused(ctx context.Context) {
+	p, ok := peer.FromContext(ctx)
+	if !ok || p.Addr == nil {
+		return
+	}
+	l.mu.Lock()
+	c := l.peers[p.Addr.String()]
+	l.mu.Unlock()
+	if c != nil && c.refused.Add(1) == MaxRefusedCalls {
+		l.refusedLog.warn(time.Now(), "peer", p.Addr.String())
+		c.Close()
 	}
 }
 
@@ -139,13 +184,20 @@ func userTimeout(c net.Conn) {
 // countedConn gives its slot back once, when closed.
 type countedConn struct {
 	net.Conn
-	g      *guarded
-	closed atomic.Bool
+	l       *Listener
+	key     string // in l.peers; empty for a non-TCP peer
+	refused atomic.Int32
+	closed  atomic.Bool
 }
 
 func (c *countedConn) Close() error {
 	if c.closed.CompareAndSwap(false, true) {
-		c.g.open.Add(-1)
+		c.l.open.Add(-1)
+		if c.key != "" {
+			c.l.mu.Lock()
+			delete(c.l.peers, c.key)
+			c.l.mu.Unlock()
+		}
 	}
 	return c.Conn.Close()
 }

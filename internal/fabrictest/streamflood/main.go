@@ -76,6 +76,9 @@ func (t *tally) add(err error) {
 func run(o options) error {
 	ctx, cancel := context.WithTimeout(context.Background(), o.hold)
 	defer cancel()
+	if o.pid != 0 {
+		fmt.Printf("coordinator before the flood: RSS %d MiB, peak so far %d MiB\n", rss(o.pid)>>10, hwm(o.pid)>>10)
+	}
 	peak := make(chan int64, 1)
 	go func() { peak <- sample(ctx, o.pid) }()
 	var wg sync.WaitGroup
