@@ -14,6 +14,7 @@ import (
 
 	"github.com/writepath/writepath/hostknob"
 	"github.com/writepath/writepath/internal/hosttest"
+	"github.com/writepath/writepath/internal/testenv"
 )
 
 // newManager opens a journal in dataDir and a Manager on it; cleanup
@@ -70,18 +71,19 @@ func rules(t *testing.T, dev string) string {
 	return strings.Join(out, " ")
 }
 
-// needV1 skips where the host has no cgroup v1 blkio throttling.
+// needV1 skips where the host is not root or has no cgroup v1 blkio
+// throttling (host facilities make test cannot install, so they skip
+// there too), and through internal/testenv where fio, mkfs.ext4 or mount
+// is missing (make test installs them, so they fail there).
 func needV1(t *testing.T) {
 	t.Helper()
 	hosttest.NeedRoot(t)
 	if _, err := os.Stat("/sys/fs/cgroup/blkio/blkio.throttle.write_iops_device"); err != nil {
 		t.Skip("no cgroup v1 blkio throttling here")
 	}
-	for _, bin := range []string{"fio", "mkfs.ext4", "mount"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("%s not installed (make test installs it)", bin)
-		}
-	}
+	testenv.Fio(t)
+	testenv.Binary(t, "mkfs.ext4 (e2fsprogs)", "mkfs.ext4")
+	testenv.Binary(t, "mount (util-linux)", "mount")
 }
 
 // sampler records a device's counters every 50 ms.

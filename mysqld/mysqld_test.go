@@ -215,14 +215,23 @@ func containsLine(lines []string, s string) bool {
 }
 
 // needServer skips (fails under make test or CI) where no server binary
-// is installed: internal/testenv's rule, which this package's tests
-// cannot import (testenv imports mysqld).
+// is installed.
 func needServer(t *testing.T) {
 	t.Helper()
-	if _, err := FindBinary(); err != nil {
-		if os.Getenv("WRITEPATH_TEST_ALL") == "1" || os.Getenv("CI") != "" {
-			t.Fatalf("needs a MariaDB or MySQL server: %v", err)
-		}
-		t.Skipf("needs a MariaDB or MySQL server: %v (make deps installs it; WRITEPATH_TEST_ALL=1 fails instead of skipping)", err)
+	_, err := FindBinary()
+	need(t, "a MariaDB or MySQL server", err)
+}
+
+// need is internal/testenv.Need, which this package's tests cannot import
+// (testenv imports mysqld): skip naming what is missing, or fail under
+// make test (WRITEPATH_TEST_ALL=1) or CI.
+func need(t *testing.T, what string, err error) {
+	t.Helper()
+	if err == nil {
+		return
 	}
+	if os.Getenv("WRITEPATH_TEST_ALL") == "1" || os.Getenv("CI") != "" {
+		t.Fatalf("needs %s: %v", what, err)
+	}
+	t.Skipf("needs %s: %v (make deps installs it; WRITEPATH_TEST_ALL=1 fails instead of skipping)", what, err)
 }

@@ -100,9 +100,7 @@ func TestManagedServerIsPrivate(t *testing.T) {
 	if err != nil {
 		client, err = exec.LookPath("mysql")
 	}
-	if err != nil {
-		t.Fatalf("needs the mariadb client: %v", err)
-	}
+	need(t, "the mariadb client", err)
 	cmd := exec.Command(client, "-S", in.Socket(), "-uroot", "-e", "SELECT 1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()

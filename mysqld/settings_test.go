@@ -87,9 +87,7 @@ func TestClassify(t *testing.T) {
 // lists miss shows up on the next server version.
 func TestClassifyCoversTheServersOptions(t *testing.T) {
 	bin, err := FindBinary()
-	if err != nil {
-		t.Fatalf("needs a server binary (make deps installs mariadb-server): %v", err)
-	}
+	need(t, "a MariaDB or MySQL server", err)
 	out, err := exec.CommandContext(context.Background(), bin, "--no-defaults", "--verbose", "--help").Output()
 	if err != nil {
 		t.Fatalf("%s --verbose --help: %v", bin, err)

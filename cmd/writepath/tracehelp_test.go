@@ -14,18 +14,16 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/writepath/writepath/internal/testenv"
 )
 
 // needTracing skips a test unless it runs as root with bpftrace installed
 // (make deps installs it); this project's machines and CI are both.
 func needTracing(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for eBPF and loop devices")
-	}
-	if _, err := exec.LookPath("bpftrace"); err != nil {
-		t.Fatalf("bpftrace not installed (make deps): %v", err)
-	}
+	testenv.Root(t)
+	testenv.Binary(t, "bpftrace", "bpftrace")
 }
 
 // loopDevice attaches a new loop device over a sparse file of size bytes

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/writepath/writepath/hist"
+	"github.com/writepath/writepath/internal/testenv"
 	"github.com/writepath/writepath/telemetry/blocktrace/series"
 )
 
@@ -18,9 +19,7 @@ import (
 // run as root on kernels with BTF, where tracing must work.
 func loadForTest(t *testing.T, cfg Config) *Loaded {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (CAP_BPF, CAP_PERFMON)")
-	}
+	testenv.Root(t) // CAP_BPF, CAP_PERFMON
 	l, err := Load(cfg)
 	if err != nil {
 		t.Fatalf("Load(%+v): %v", cfg, err)

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/writepath/writepath/internal/testenv"
 )
 
 // TestIostatEquivalence checks Stats against Debian's sysstat iostat on the
@@ -41,10 +43,7 @@ import (
 // the interval (awaits, request sizes, merge percentages) must be equal
 // for that interval as for any other.
 func TestIostatEquivalence(t *testing.T) {
-	iostat, err := exec.LookPath("iostat")
-	if err != nil {
-		t.Fatalf("iostat (Debian package sysstat) is needed: %v", err)
-	}
+	iostat := testenv.Binary(t, "iostat (Debian package sysstat)", "iostat")
 	dev := deviceOf(t, "/var/tmp")
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

@@ -7,16 +7,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/writepath/writepath/internal/testenv"
 )
 
 // sysbench runs Debian's sysbench 1.0.20 oltp_write_only against the test
 // server with o's tables.
 func sysbench(t *testing.T, o Options, command string, extra ...string) string {
 	t.Helper()
-	bin, err := exec.LookPath("sysbench")
-	if err != nil {
-		t.Fatalf("sysbench 1.0.20 is required (apt-get install sysbench): %v", err)
-	}
+	bin := testenv.Sysbench(t)
 	args := append([]string{"oltp_write_only", "--db-driver=mysql",
 		"--mysql-socket=" + o.Conn.Socket, "--mysql-user=" + o.Conn.User, "--mysql-password=" + o.Conn.Password, "--mysql-db=" + o.Conn.DB,
 		"--tables=" + strconv.Itoa(o.Tables), "--table-size=" + strconv.Itoa(o.TableSize)}, extra...)

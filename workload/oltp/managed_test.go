@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/writepath/writepath/internal/testenv"
 	"github.com/writepath/writepath/mysqld"
 	"github.com/writepath/writepath/workload"
 )
@@ -22,9 +23,7 @@ import (
 // it started (issue 13, point 1); the next starts it with the cell's
 // settings.
 func TestManagedServerAppliesCellSettings(t *testing.T) {
-	if _, err := mysqld.FindBinary(); err != nil {
-		t.Fatalf("needs a server binary (make deps installs mariadb-server): %v", err)
-	}
+	testenv.MySQLServer(t)
 	dataDir := reachableTempDir(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
