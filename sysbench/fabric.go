@@ -159,7 +159,10 @@ func (f *Fabric) report(cl *oltp.CommandLine, text *oltp.Text, detail *results.R
 	}
 	var sum *oltp.Summary
 	if len(parts) > 0 {
-		sum = f.merge(cl, detail, parts)
+		var err error
+		if sum, err = f.merge(cl, detail, parts); err != nil {
+			text.Printf(oltp.LevelWarning, "run %s: %v: the latency percentiles are the largest worker's, not the merged ones", run.GetId(), err)
+		}
 	}
 	if sum != nil {
 		for _, cp := range sum.Checkpoints {
@@ -190,21 +193,31 @@ func replay(text *oltp.Text, lines []oltp.Line) {
 
 // merge combines the workers' summaries; the percentiles come from the
 // merged intervals of the run phase (the warm-up's and each checkpoint's
-// window left out).
-func (f *Fabric) merge(cl *oltp.CommandLine, detail *results.Run, parts []*oltp.Summary) *oltp.Summary {
+// window left out). When the intervals cannot be merged (a stored
+// histogram that does not decode or overflows) it says why and the
+// summary falls back to the largest worker's percentiles.
+func (f *Fabric) merge(cl *oltp.CommandLine, detail *results.Run, parts []*oltp.Summary) (*oltp.Summary, error) {
 	warm := float64(cl.Spec.GetWarmupSeconds())
 	var cps []*hist.Histogram
 	from := warm
 	for _, c := range cl.Spec.GetReportCheckpoints() {
-		cps = append(cps, window(detail, from, float64(c)))
+		h, err := window(detail, from, float64(c))
+		if err != nil {
+			return oltp.MergeSummaries(parts, nil, nil), err
+		}
+		cps = append(cps, h)
 		from = math.Max(from, float64(c))
 	}
-	return oltp.MergeSummaries(parts, window(detail, from, math.Inf(1)), cps)
+	h, err := window(detail, from, math.Inf(1))
+	if err != nil {
+		return oltp.MergeSummaries(parts, nil, nil), err
+	}
+	return oltp.MergeSummaries(parts, h, cps), nil
 }
 
 // window merges the run phase's trx histograms of the intervals lying in
 // [from, to) seconds from the phase start; nil when none has any.
-func window(detail *results.Run, from, to float64) *hist.Histogram {
+func window(detail *results.Run, from, to float64) (*hist.Histogram, error) {
 	var at time.Time
 	for _, ph := range detail.Record.GetPhases() {
 		if ph.GetName() == oltp.PhaseRun && ph.GetAt() != nil {
@@ -222,15 +235,15 @@ func window(detail *results.Run, from, to float64) *hist.Histogram {
 		}
 		h, err := results.IntervalHistogram(mi, isTrx)
 		if err != nil {
-			return nil
+			return nil, fmt.Errorf("interval %d of phase %s: %w", mi.GetSeq(), oltp.PhaseRun, err)
 		}
 		if out == nil {
 			out = h
-		} else if out.Merge(h) != nil {
-			return nil
+		} else if err := out.Merge(h); err != nil {
+			return nil, fmt.Errorf("merging interval %d of phase %s: %w", mi.GetSeq(), oltp.PhaseRun, err)
 		}
 	}
-	return out
+	return out, nil
 }
 
 func isTrx(op string) bool { return op == "trx" }
