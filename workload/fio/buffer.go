@@ -36,6 +36,10 @@ func newBuffers(n int, bs uint64, seed uint64, fill bufferFill) (*buffers, error
 // the first (100-compress)% random bytes and the rest zeros, so a
 // compressing device can shrink the data by about compress%.
 type bufferFill struct {
+	// pattern (buffer_pattern=): the bytes buffers are filled with, or
+	// with compress the compressible part of each chunk, as fio's
+	// fill_io_buffer.
+	pattern  []byte
 	zero     bool
 	compress uint64 // percent
 	chunk    int    // bytes; 0 = the whole buffer
@@ -43,7 +47,11 @@ type bufferFill struct {
 
 // fill fills p (no allocation: refill_buffers calls it per write).
 func (f bufferFill) fill(p []byte, r *rand.Rand) {
-	if f.zero {
+	if f.compress == 0 && len(f.pattern) > 0 {
+		fillRepeat(p, f.pattern)
+		return
+	}
+	if f.zero && f.compress == 0 {
 		clear(p)
 		return
 	}
@@ -59,7 +67,11 @@ func (f bufferFill) fill(p []byte, r *rand.Rand) {
 		seg := p[off:min(off+chunk, len(p))]
 		rnd := len(seg) * int(100-f.compress) / 100
 		fillRandomFrom(seg[:rnd], r)
-		clear(seg[rnd:])
+		if len(f.pattern) > 0 {
+			fillRepeat(seg[rnd:], f.pattern)
+		} else {
+			clear(seg[rnd:])
+		}
 	}
 }
 

@@ -35,7 +35,6 @@ var refusedEngines = map[string]string{
 var refused = map[string]string{
 	"read_iolog":        "replaying I/O logs is not supported",
 	"verify_async":      "verification runs in the job's own thread",
-	"verify_pattern":    "only checksum verification (verify=md5, crc32c, ...) is supported",
 	"zonemode":          "zoned block devices are not supported",
 	"trim_percentage":   "trims of blocks written (trim_percentage, trim_verify_zero) are not issued; use rw=trim, randtrim, trimwrite or randtrimwrite",
 	"log_compression":   "logs are written uncompressed",
@@ -432,12 +431,40 @@ var verifyNames = map[string]fiov1.Verify{
 	"sha256": fiov1.Verify_VERIFY_SHA256, "sha512": fiov1.Verify_VERIFY_SHA512,
 	"crc16": fiov1.Verify_VERIFY_CRC16, "crc7": fiov1.Verify_VERIFY_CRC7,
 	"xxhash": fiov1.Verify_VERIFY_XXHASH, "meta": fiov1.Verify_VERIFY_META,
+	"pattern": fiov1.Verify_VERIFY_PATTERN,
+}
+
+// setVerifyPattern reads verify_pattern= (fio's pattern syntax, %o
+// allowed). Unless verify= was given, fio then verifies a header and the
+// pattern after it (its VERIFY_PATTERN; verify=pattern is the headerless
+// kind): here that is meta's header, then the pattern.
+func setVerifyPattern(j *fiov1.Job, v string) error {
+	p, offs, err := parsePattern(strings.TrimSpace(v), true)
+	if err != nil {
+		return err
+	}
+	j.VerifyPattern, j.VerifyPatternOffsets = p, offs
+	if j.Verify == fiov1.Verify_VERIFY_UNSPECIFIED {
+		j.Verify = fiov1.Verify_VERIFY_META
+	}
+	return nil
+}
+
+// setBufferPattern reads buffer_pattern= (fio's pattern syntax, no
+// formats: fio does not support them there).
+func setBufferPattern(j *fiov1.Job, v string) error {
+	p, _, err := parsePattern(strings.TrimSpace(v), false)
+	if err != nil {
+		return err
+	}
+	j.BufferPattern = p
+	return nil
 }
 
 func setVerify(j *fiov1.Job, v string) error {
 	m, ok := verifyNames[strings.TrimSpace(v)]
 	if !ok {
-		return fmt.Errorf("%q: want md5, crc32c, crc32, crc64, crc16, crc7, sha1, sha256, sha512, xxhash, meta or null", v)
+		return fmt.Errorf("%q: want md5, crc32c, crc32, crc64, crc16, crc7, sha1, sha256, sha512, xxhash, meta, pattern or null", v)
 	}
 	j.Verify = m
 	return nil

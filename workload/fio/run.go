@@ -454,8 +454,10 @@ func (c *clone) run(ctx context.Context) error {
 // buffers.
 func openClone(c *clone) error {
 	j := c.job
-	c.bufFill = bufferFill{zero: j.ZeroBuffers, compress: uint64(j.BufferCompressPercentage), chunk: int(j.BufferCompressChunk)}
-	if j.RefillBuffers {
+	c.bufFill = bufferFill{pattern: j.BufferPattern, zero: j.ZeroBuffers, compress: uint64(j.BufferCompressPercentage), chunk: int(j.BufferCompressChunk)}
+	// reads land in the buffers writes are sent from: with a pattern
+	// the buffers are refilled before each write, as fio does
+	if j.RefillBuffers || len(j.BufferPattern) > 0 && c.does(dirRead) {
 		c.fillRand = rand.New(rand.NewPCG(c.seed, 0xf111))
 	}
 	if isNull(j) {

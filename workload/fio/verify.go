@@ -51,6 +51,10 @@ type verifier struct {
 	failures int
 	first    error
 	sum      [64]byte // checksum scratch
+	// pat (verify_pattern=): what every written block is filled with
+	// before its headers; verify=pattern has no header and checks the
+	// whole block against it, meta checks what follows its header.
+	pat *pattern
 	// backlog (verify_backlog=N): the start blocks written since the last
 	// read-back, read back every N.
 	backlog []uint64
@@ -75,10 +79,10 @@ func sumLength(k fiov1.Verify) (int, error) {
 		return sha256.Size, nil
 	case fiov1.Verify_VERIFY_SHA512:
 		return sha512.Size, nil
-	case fiov1.Verify_VERIFY_META:
+	case fiov1.Verify_VERIFY_META, fiov1.Verify_VERIFY_PATTERN:
 		return 0, nil
 	}
-	return 0, fmt.Errorf("verify=%s is not supported here (md5, crc32c, crc32, crc64, sha1, sha256, sha512, meta are)", verifyNameOf(k))
+	return 0, fmt.Errorf("verify=%s is not supported here (md5, crc32c, crc32, crc64, sha1, sha256, sha512, meta, pattern are)", verifyNameOf(k))
 }
 
 func verifyNameOf(k fiov1.Verify) string {
@@ -99,11 +103,15 @@ func newVerifier(c *clone) (*verifier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("job %s: %w", j.Name, err)
 	}
-	v := &verifier{kind: j.Verify, interval: j.VerifyInterval, sumLen: n, gran: c.gen.gran, fatal: j.VerifyFatal, maxBS: j.Bs}
+	v := &verifier{kind: j.Verify, interval: j.VerifyInterval, sumLen: n, gran: c.gen.gran, fatal: j.VerifyFatal, maxBS: j.Bs,
+		pat: newPattern(j.VerifyPattern, j.VerifyPatternOffsets)}
 	if j.VerifyDump {
 		v.dump = &c.file
 	}
-	if min := uint64(hdrFixed + n); c.gen.gran < min || (v.interval > 0 && v.interval < min) {
+	if v.kind == fiov1.Verify_VERIFY_PATTERN && v.pat == nil {
+		return nil, fmt.Errorf("job %s: verify=pattern needs verify_pattern=", j.Name)
+	}
+	if min := uint64(v.hdrLen()); c.gen.gran < min || (v.interval > 0 && v.interval < min) {
 		return nil, fmt.Errorf("job %s: verify=%s needs blocks (and verify_interval) of at least %d bytes", j.Name, verifyNameOf(j.Verify), min)
 	}
 	if c.does(dirWrite) {
@@ -142,6 +150,14 @@ func (v *verifier) checksum(p []byte) []byte {
 	return s
 }
 
+// hdrLen is the bytes of header each interval starts with.
+func (v *verifier) hdrLen() int {
+	if v.kind == fiov1.Verify_VERIFY_PATTERN {
+		return 0
+	}
+	return hdrFixed + v.sumLen
+}
+
 // chunks calls f for each verify interval of a block of n bytes.
 func (v *verifier) chunks(n uint64, f func(pos, l uint64) error) error {
 	step := v.interval
@@ -159,6 +175,18 @@ func (v *verifier) chunks(n uint64, f func(pos, l uint64) error) error {
 // stamp writes the headers into a block about to be written at off
 // (relative offset rel in the region) and records the extent.
 func (v *verifier) stamp(buf []byte, off, rel uint64) {
+	if v.pat != nil {
+		v.pat.fill(buf, off)
+	}
+	v.stampHeaders(buf, off)
+	v.record(uint64(len(buf)), rel)
+}
+
+// stampHeaders writes each interval's header (none for verify=pattern).
+func (v *verifier) stampHeaders(buf []byte, off uint64) {
+	if v.kind == fiov1.Verify_VERIFY_PATTERN {
+		return
+	}
 	_ = v.chunks(uint64(len(buf)), func(pos, l uint64) error {
 		h := buf[pos : pos+l]
 		binary.LittleEndian.PutUint32(h[0:], verifyMagic)
@@ -170,10 +198,14 @@ func (v *verifier) stamp(buf []byte, off, rel uint64) {
 		copy(h[hdrFixed:end], v.checksum(h[end:]))
 		return nil
 	})
+}
+
+// record notes an extent of n bytes written at relative offset rel.
+func (v *verifier) record(n, rel uint64) {
 	if v.lens == nil {
 		return
 	}
-	b, k := rel/v.gran, uint64(len(buf))/v.gran
+	b, k := rel/v.gran, n/v.gran
 	// An earlier block that this one overlaps is no longer whole: forget
 	// it, as fio drops overlapped pieces from its verify list.
 	for back := uint64(1); back <= v.maxBS/v.gran && back <= b; back++ {
@@ -185,11 +217,21 @@ func (v *verifier) stamp(buf []byte, off, rel uint64) {
 		v.lens[i] = 0
 	}
 	if b < uint64(len(v.lens)) {
-		v.lens[b] = uint32(len(buf))
+		v.lens[b] = uint32(n)
 		if v.every > 0 {
 			v.backlog = append(v.backlog, b)
 		}
 	}
+}
+
+// checkPattern checks that p, which starts phase bytes into the block
+// at off, holds the block's pattern.
+func (v *verifier) checkPattern(p []byte, off uint64, phase int) error {
+	if v.pat.matches(p, off, phase) {
+		return nil
+	}
+	i, got, want := v.pat.mismatch(p, off, phase)
+	return fmt.Errorf("pattern mismatch at offset %d (block offset %d): got %02x, wanted %02x", off+uint64(phase+i), off, got, want)
 }
 
 // errVerify is a block that does not hold what was written.
@@ -200,6 +242,9 @@ var errVerify = errors.New("verify failed")
 func (v *verifier) check(buf []byte, off uint64) error {
 	err := v.chunks(uint64(len(buf)), func(pos, l uint64) error {
 		h := buf[pos : pos+l]
+		if v.kind == fiov1.Verify_VERIFY_PATTERN {
+			return v.checkPattern(h, off, int(pos))
+		}
 		switch {
 		case binary.LittleEndian.Uint32(h[0:]) != verifyMagic:
 			return fmt.Errorf("bad magic header at offset %d", off+pos)
@@ -210,6 +255,13 @@ func (v *verifier) check(buf []byte, off uint64) error {
 		}
 		end := hdrFixed + v.sumLen
 		want := h[hdrFixed:end]
+		if v.kind == fiov1.Verify_VERIFY_META {
+			// fio's meta checks the header, then any pattern after it
+			if v.pat != nil {
+				return v.checkPattern(h[end:], off, int(pos)+end)
+			}
+			return nil
+		}
 		if got := v.checksum(h[end:]); string(got) != string(want) {
 			return fmt.Errorf("%s checksum mismatch at offset %d, length %d", verifyNameOf(v.kind), off+pos, l)
 		}
