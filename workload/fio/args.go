@@ -28,6 +28,7 @@ const (
 	ActionEngHelp          // --enghelp[=ENGINE]
 	ActionShowCmd          // --showcmd: job files as command-line options
 	ActionParseOnly        // --parse-only
+	ActionInflate          // --inflate-log=FILE
 )
 
 // Command is a parsed fio command line: the jobs, and fio's own flags that
@@ -35,7 +36,8 @@ const (
 type Command struct {
 	Spec   *fiov1.Spec
 	Action Action
-	// Arg is --cmdhelp's or --enghelp's argument ("" = all).
+	// Arg is --cmdhelp's or --enghelp's argument ("" = all), or
+	// --inflate-log's file.
 	Arg string
 	// ShowCmd is --showcmd's text, one line per job file.
 	ShowCmd string
@@ -109,7 +111,7 @@ var cliFlags = map[string]cliFlag{
 	"daemonize":           {arg: needsArg, refuse: "use `writepath worker` (a systemd unit in deploy/) as the backend"},
 	"remote-config":       {arg: needsArg, refuse: "job files are read where `writepath run fio` runs and sent to the workers"},
 	"idle-prof":           {arg: needsArg, refuse: "CPU idleness profiling is not implemented"},
-	"inflate-log":         {arg: needsArg, refuse: "logs are written uncompressed (log_compression is not supported)"},
+	"inflate-log":         {arg: needsArg, apply: func(c *Command, _ *cliState, v string) error { c.Action, c.Arg = ActionInflate, v; return nil }},
 	"trigger-file":        {arg: needsArg, refuse: "triggers run commands on the load host; not offered"},
 	"trigger-timeout":     {arg: needsArg, refuse: "triggers run commands on the load host; not offered"},
 	"trigger":             {arg: needsArg, refuse: "triggers run commands on the load host; not offered"},

@@ -39,6 +39,8 @@ func RunCommand(ctx context.Context, args []string, stdout, stderr io.Writer, ve
 		return err
 	case ActionParseOnly:
 		return nil
+	case ActionInflate:
+		return InflateLog(c.Arg, stdout)
 	}
 	return runLocal(ctx, c, stdout, stderr, version)
 }
@@ -118,7 +120,7 @@ func writeHelp(w io.Writer, version string) error {
 		fmt.Fprintf(&b, "  %-22s%s\n", l[0], l[1])
 	}
 	b.WriteString("\nRefused, with the reason: --debug --server --client --daemonize --remote-config --idle-prof\n" +
-		"--inflate-log --trigger* --cpuclock-test --crctest --merge-blktrace-only --bandwidth-log.\n" +
+		"--trigger* --cpuclock-test --crctest --merge-blktrace-only --bandwidth-log.\n" +
 		"Job options: --cmdhelp=all; engines: --enghelp.\n")
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -135,6 +137,7 @@ var helpLines = [][2]string{
 	{"--cmdhelp=cmd", "Print command help, \"all\" for all of them"},
 	{"--enghelp=engine", "Print ioengine help, or list available ioengines"},
 	{"--showcmd", "Turn a job file into command line options"},
+	{"--inflate-log=log", "Inflate and output compressed log"},
 	{"--eta=when", "When ETA estimate should be printed (always, never, auto)"},
 	{"--eta-newline=t", "Force a new line for every 't' period passed"},
 	{"--eta-interval=t", "Update the ETA line every 't' (default 1s)"},

@@ -1,6 +1,8 @@
 package fio
 
 import (
+	"compress/zlib"
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"os"
@@ -42,6 +44,10 @@ type lineLog struct {
 	last       [nDirs]uint64
 	sum, maxV  [nDirs]uint64
 	n, winByte [nDirs]uint64
+	// zw (log_store_compressed=1): samples are fio's binary io_sample
+	// records, and each chunk of them is one zlib stream in the .fz file,
+	// as fio stores them (and fio --inflate-log reads them back).
+	zw *zlib.Writer
 }
 
 // clatHist is fio's clat histogram log (write_hist_log): fio's own
@@ -100,12 +106,24 @@ func openLogs(c *clone, path func(string) (beneath.Path, error), first bool) err
 		if p == "" {
 			continue
 		}
-		f, err := openLog(path, logFileName(p, logSuffix[k], l.PerJob, c.index+1), first || l.PerJob)
+		name := logFileName(p, logSuffix[k], l.PerJob, c.index+1)
+		if l.StoreCompressed {
+			name += ".fz"
+		}
+		f, err := openLog(path, name, first || l.PerJob)
 		if err != nil {
 			return fmt.Errorf("job %s: %w", c.job.Name, err)
 		}
-		c.logs[k] = &lineLog{f: f, buf: make([]byte, 0, 64<<10), line: make([]byte, 0, 128),
+		// log_compression without log_store_compressed only saves fio
+		// memory: lines here go out as each 64 KiB buffer fills, so the
+		// file is the same either way.
+		ll := &lineLog{f: f, buf: make([]byte, 0, 64<<10), line: make([]byte, 0, 128),
 			offset: l.Offset, avg: l.AvgMsec, maxValue: l.MaxValue, prioHex: c.job.LogPrio}
+		if l.StoreCompressed {
+			ll.zw = zlib.NewWriter(f)
+			ll.buf = make([]byte, 0, gzChunk(l.Compression, ll.offset))
+		}
+		c.logs[k] = ll
 	}
 	if l.Hist != "" {
 		f, err := openLog(path, logFileName(l.Hist, "clat_hist", l.PerJob, c.index+1), first || l.PerJob)
@@ -183,6 +201,10 @@ func (l *lineLog) rate(ms uint64, bytes uint64, d int, bw bool) {
 }
 
 func (l *lineLog) write(ms, v uint64, d int, bs, off uint64) {
+	if l.zw != nil {
+		l.writeSample(ms, v, d, bs, off)
+		return
+	}
 	b := l.line[:0]
 	b = strconv.AppendUint(b, ms, 10)
 	b = append(b, ", "...)
@@ -214,8 +236,67 @@ func (l *lineLog) write(ms, v uint64, d int, bs, off uint64) {
 	l.buf = append(l.buf, b...)
 }
 
-// flush writes the whole lines buffered (errors surface at close).
+// fio's io_sample layout on 64-bit Linux (iolog.h): time, value, ddir
+// with the offset and priority flag bits, priority, 2 bytes of padding,
+// block size, then with log_offset the offset.
+const (
+	sampleLen       = 32
+	sampleOffsetLen = 40
+	sampleOffsetBit = 0x80000000 // LOG_OFFSET_SAMPLE_BIT
+	samplePrioBit   = 0x40000000 // LOG_PRIO_SAMPLE_BIT
+)
+
+// gzChunk is the buffer of samples behind each compressed stream:
+// log_compression= bytes (fio's log_gz) in whole samples; without it, 1
+// MiB (fio compresses what it holds when the job ends).
+func gzChunk(n uint64, offset bool) int {
+	rec := uint64(sampleLen)
+	if offset {
+		rec = sampleOffsetLen
+	}
+	if n == 0 {
+		n = 1 << 20
+	}
+	return int(max(n/rec, 1) * rec)
+}
+
+// writeSample appends one binary sample, compressing the chunk when it
+// is full.
+func (l *lineLog) writeSample(ms, v uint64, d int, bs, off uint64) {
+	n := sampleLen
+	ddir := uint32(d)
+	if l.offset {
+		n, ddir = sampleOffsetLen, ddir|sampleOffsetBit
+	}
+	if l.prioHex {
+		ddir |= samplePrioBit
+	}
+	if len(l.buf)+n > cap(l.buf) {
+		l.flush()
+	}
+	b := l.buf[len(l.buf) : len(l.buf)+n]
+	binary.LittleEndian.PutUint64(b[0:], ms)
+	binary.LittleEndian.PutUint64(b[8:], v)
+	binary.LittleEndian.PutUint32(b[16:], ddir)
+	binary.LittleEndian.PutUint16(b[20:], l.prio)
+	binary.LittleEndian.PutUint16(b[22:], 0)
+	binary.LittleEndian.PutUint64(b[24:], bs)
+	if l.offset {
+		binary.LittleEndian.PutUint64(b[32:], off)
+	}
+	l.buf = l.buf[:len(l.buf)+n]
+}
+
+// flush writes the whole lines buffered, or the samples as one zlib
+// stream (errors surface at close).
 func (l *lineLog) flush() {
+	if l.zw != nil && len(l.buf) > 0 {
+		l.zw.Reset(l.f)
+		_, _ = l.zw.Write(l.buf)
+		_ = l.zw.Close() // ends the stream; the file stays open
+		l.buf = l.buf[:0]
+		return
+	}
 	if len(l.buf) > 0 {
 		_, _ = l.f.Write(l.buf)
 		l.buf = l.buf[:0]

@@ -156,6 +156,8 @@ var optionTable = []namedOption{
 	opt("log_hist_msec", false, "Dump completion latency histograms at frequency of this time value", logMsec(func(l *fiov1.Logs) *uint64 { return &l.HistMsec })),
 	opt("log_hist_coarseness", false, "Integer in range [0,6]. Higher coarseness outputs fewer histogram bins per sample", uintOpt(0, 6, func(j *fiov1.Job, n uint64) { logsOf(j).HistCoarseness = uint32(n) })),
 	opt("log_max_value", true, "Log max sample in a window instead of average", boolOpt(func(j *fiov1.Job, b bool) { logsOf(j).MaxValue = b })),
+	opt("log_compression", false, "Log in compressed chunks of this size", sizeOpt(func(j *fiov1.Job, n uint64) { logsOf(j).Compression = n })),
+	opt("log_store_compressed", true, "Store logs in a compressed format", boolOpt(func(j *fiov1.Job, b bool) { logsOf(j).StoreCompressed = b })),
 	opt("log_offset", true, "Include offset of IO for each log entry", boolOpt(func(j *fiov1.Job, b bool) { logsOf(j).Offset = b })),
 	opt("log_prio", true, "Include priority value of IO for each log entry", boolOpt(func(j *fiov1.Job, b bool) { j.LogPrio = b })),
 	opt("per_job_logs", true, "Include job number in generated log files or not", boolOpt(func(j *fiov1.Job, b bool) { logsOf(j).PerJob = b })),

@@ -199,6 +199,9 @@ func validateJob(j *fiov1.Job) []error {
 		bad("iodepth, numjobs, loops and bs must be at least 1")
 	}
 	validateRate(j, bad)
+	if l := j.GetLogs(); l != nil && l.StoreCompressed && l.Hist != "" {
+		bad("log_store_compressed with write_hist_log: fio stores histogram samples as pointers into its memory, which no file can hold")
+	}
 	checkCmdprio(j, bad)
 	if isTrimRW(j.Rw) {
 		if len(j.Rate) > 0 || j.RateIops > 0 || len(j.RateMin) > 0 || j.RateIopsMin > 0 {

@@ -149,6 +149,7 @@ func TestRejections(t *testing.T) {
 		{[]string{"--name=j", "--size=1m", "--bogus=1"}, ErrUnknownOption, `"bogus"`},
 		{[]string{"--name=j", "--size=1m", "--read_iolog=x"}, ErrUnsupported, `replaying I/O logs`},
 		{[]string{"--name=j", "--size=1m", "--rw=randtrim", "--verify=md5"}, ErrInvalidValue, `verify= with rw=randtrim`},
+		{[]string{"--name=j", "--size=1m", "--write_hist_log=h", "--log_store_compressed=1"}, ErrInvalidValue, `log_store_compressed with write_hist_log`},
 		{[]string{"--name=j", "--size=1m", "--ioengine=rbd"}, ErrInvalidValue, `needs a Ceph cluster`},
 		{[]string{"--name=j", "--size=1m", "--bssplit=4k/60:8k/60"}, ErrInvalidValue, `add up to 120`},
 		{[]string{"--name=j", "--size=1m", "--random_distribution=zipf:1"}, ErrInvalidValue, `theta`},
