@@ -17,10 +17,13 @@ import (
 // interval). Each goroutine records through its own Handle, so the hot
 // path takes only that handle's (uncontended) lock and never allocates.
 //
-// A flush (every Tick, Mark, NewView and Release) swaps each handle's
-// histogram for an empty one under the handle's lock (a pointer swap: the
-// recording goroutine never waits for a merge) and adds what it took to
-// the open interval and to every view, outside that lock. Every value is
+// A handle records up to MaxSeries values per operation under its one
+// lock (oltp's latency and its uncorrected twin; fio's clat, lat and
+// slat), each a series the views know by name; a Local series stays out
+// of the intervals. A flush (every Tick, Mark, NewView and Release) swaps
+// each series' histogram for an empty one under the handle's lock (a
+// pointer swap: the recording goroutine never waits for a merge) and adds
+// what it took to the open interval and to every view, outside that lock. Every value is
 // therefore in exactly one interval and in every view open when it was
 // flushed: a view marked at an interval's end holds exactly the intervals
 // after it, so a kind's report and the fabric's summary agree.
@@ -49,46 +52,70 @@ func NewRecorder(start time.Time) *Recorder {
 	return r
 }
 
-// Handle is one goroutine's recording point for one operation name, and
-// optionally its twin (the same operation timed another way: an open
-// loop's latency from the actual start beside the one from the intended
-// start). It is not meant to be shared between goroutines that record
+// MaxSeries is how many values a handle can record per operation.
+const MaxSeries = 3
+
+// Series is one value a handle records per operation, by the name views
+// (and, unless Local, Tick's intervals) know it.
+type Series struct {
+	Name string
+	// Local keeps the series out of the intervals: only views hold it
+	// (fio's lat and slat, which its report shows and the fabric does not
+	// carry).
+	Local bool
+}
+
+// Handle is one goroutine's recording point for one operation: up to
+// MaxSeries values per operation (the operation's latency first; then,
+// say, an open loop's latency from the actual start beside the one from
+// the intended start, or fio's lat and slat beside its clat), all under
+// one lock. It is not meant to be shared between goroutines that record
 // concurrently (it is safe, but then they contend on its lock).
 type Handle struct {
-	op, twinOp string // twinOp "" without a twin
-	idx        int    // index of the handle's Stats in views
-	// spare and twinSpare are swapped in at a flush, and hold what was
-	// taken until it is added everywhere and reset; guarded by
-	// Recorder.mu. A handle alternating between its own two histograms
-	// ticks faster than one passing a pool's along (measured: 30-40% less
-	// Tick CPU at 64 handles).
-	spare, twinSpare *hist.Histogram
-	mu               struct {
+	series [MaxSeries]Series // Name "" for an unused slot
+	idx    int               // index of the handle's values in views
+	// spare are swapped in at a flush, and hold what was taken until it
+	// is added everywhere and reset; guarded by Recorder.mu. A handle
+	// alternating between its own two histograms ticks faster than one
+	// passing a pool's along (measured: 30-40% less Tick CPU at 64
+	// handles).
+	spare [MaxSeries]*hist.Histogram
+	mu    struct {
 		sync.Mutex
-		h, twin      *hist.Histogram // since the last flush
-		sum, twinSum int64           // exact sums since the last flush
+		h   [MaxSeries]*hist.Histogram // since the last flush; nil for an unused slot
+		sum [MaxSeries]int64           // exact sums since the last flush
 	}
 }
 
 // Handle returns a new recording handle for operation op ("write",
 // "commit", "fsync"). Call it once per goroutine, outside the hot path.
-func (r *Recorder) Handle(op string) *Handle { return r.TwinHandle(op, "") }
+func (r *Recorder) Handle(op string) *Handle { return r.SeriesHandle([MaxSeries]Series{{Name: op}}) }
 
 // TwinHandle returns a handle that records op and, through RecordPair,
-// twin (twin "" is Handle). Both are recorded under one lock.
+// twin (twin "" is Handle). Both are recorded under one lock, and both
+// are in the intervals.
 func (r *Recorder) TwinHandle(op, twin string) *Handle {
-	h := &Handle{op: op, twinOp: twin, spare: hist.New()}
-	h.mu.h = hist.New()
-	if twin != "" {
-		h.mu.twin, h.twinSpare = hist.New(), hist.New()
+	return r.SeriesHandle([MaxSeries]Series{{Name: op}, {Name: twin}})
+}
+
+// SeriesHandle returns a handle recording each named series; series[0] is
+// the operation's own. A slot without a name records nothing (fio's slat
+// for a synchronous engine), so a caller keeps its values in fixed places.
+func (r *Recorder) SeriesHandle(series [MaxSeries]Series) *Handle {
+	h := &Handle{series: series}
+	for i, s := range series {
+		if i == 0 || s.Name != "" {
+			h.mu.h[i], h.spare[i] = hist.New(), hist.New()
+		}
 	}
 	r.mu.Lock()
 	h.idx = r.mu.nextIdx
 	r.mu.nextIdx++
 	r.mu.handles = append(r.mu.handles, h)
-	r.opLocked(op)
-	if twin != "" {
-		r.opLocked(twin)
+	for i, s := range series {
+		if h.mu.h[i] != nil && !s.Local {
+			r.opLocked(s.Name)
+		}
 	}
 	r.mu.Unlock()
 	return h
@@ -104,23 +131,37 @@ func (r *Recorder) opLocked(op string) *hist.Histogram {
 	return h
 }
 
-// Record adds one latency in nanoseconds.
+// Record adds one latency in nanoseconds to the handle's first series.
 func (h *Handle) Record(ns int64) {
 	h.mu.Lock()
-	h.mu.h.Record(ns)
-	h.mu.sum += max(ns, 0)
+	h.mu.h[0].Record(ns)
+	h.mu.sum[0] += max(ns, 0)
 	h.mu.Unlock()
 }
 
 // RecordPair adds one latency ns and its twin's value twin (dropped when
-// the handle has no twin).
+// the handle has no second series).
 func (h *Handle) RecordPair(ns, twin int64) {
 	h.mu.Lock()
-	h.mu.h.Record(ns)
-	h.mu.sum += max(ns, 0)
-	if h.mu.twin != nil {
-		h.mu.twin.Record(twin)
-		h.mu.twinSum += max(twin, 0)
+	h.mu.h[0].Record(ns)
+	h.mu.sum[0] += max(ns, 0)
+	if t := h.mu.h[1]; t != nil {
+		t.Record(twin)
+		h.mu.sum[1] += max(twin, 0)
+	}
+	h.mu.Unlock()
+}
+
+// RecordSeries adds v[i] to series i for each of the first n series the
+// handle has (a value for an unused slot is dropped): one operation's
+// values under one lock.
+func (h *Handle) RecordSeries(v [MaxSeries]int64, n int) {
+	h.mu.Lock()
+	for i := range min(n, MaxSeries) {
+		if s := h.mu.h[i]; s != nil {
+			s.Record(v[i])
+			h.mu.sum[i] += max(v[i], 0)
+		}
 	}
 	h.mu.Unlock()
 }
@@ -129,7 +170,7 @@ func (h *Handle) RecordPair(ns, twin int64) {
 func (h *Handle) RecordDuration(d time.Duration) { h.Record(int64(d)) }
 
 // Op is the operation name the handle records.
-func (h *Handle) Op() string { return h.op }
+func (h *Handle) Op() string { return h.series[0].Name }
 
 // Release flushes h one last time and stops tracking it: a goroutine that
 // is done recording (a finished round's client) gives its histograms back
@@ -267,33 +308,42 @@ func (r *Recorder) flushLocked() {
 }
 
 // flushHandleLocked swaps h's histograms for its empty spares (the only
-// moment h's goroutine can wait: two pointer swaps), then adds what it
-// took to the interval and the views; that becomes the next spare.
+// moment h's goroutine can wait: a pointer swap per series), then adds
+// what it took to the interval and the views; that becomes the next spare.
 func (r *Recorder) flushHandleLocked(h *Handle) {
 	h.mu.Lock()
-	h.mu.h, h.spare = h.spare, h.mu.h
-	if h.twinSpare != nil {
-		h.mu.twin, h.twinSpare = h.twinSpare, h.mu.twin
+	for i, taken := range h.spare {
+		if taken != nil {
+			h.mu.h[i], h.spare[i] = taken, h.mu.h[i]
+		}
 	}
-	sum, twinSum := h.mu.sum, h.mu.twinSum
-	h.mu.sum, h.mu.twinSum = 0, 0
+	sums := h.mu.sum
+	h.mu.sum = [MaxSeries]int64{}
 	h.mu.Unlock()
-	r.distributeLocked(h, h.op, h.spare, sum, false)
-	if h.twinSpare != nil {
-		r.distributeLocked(h, h.twinOp, h.twinSpare, twinSum, true)
+	for i, taken := range h.spare {
+		if taken != nil && taken.Count() > 0 {
+			r.distributeLocked(h, i, taken, sums[i])
+		}
 	}
 }
 
-// distributeLocked adds one handle's taken histogram (and its exact sum)
-// to the interval and every view, and empties it.
-func (r *Recorder) distributeLocked(h *Handle, op string, taken *hist.Histogram, sum int64, twin bool) {
-	if taken.Count() == 0 {
-		return
+// distributeLocked adds series i's taken histogram (and its exact sum) of
+// one handle to the interval and every view, and empties it.
+func (r *Recorder) distributeLocked(h *Handle, i int, taken *hist.Histogram, sum int64) {
+	s := h.series[i]
+	if !s.Local {
+		r.mergeLocked(r.opLocked(s.Name), taken, s.Name)
 	}
-	r.mergeLocked(r.opLocked(op), taken, op)
 	for _, v := range r.mu.views {
-		r.mergeLocked(v.opLocked(op), taken, op)
-		v.statsOf(h).add(taken, sum, twin)
+		r.mergeLocked(v.opLocked(s.Name), taken, s.Name)
+		hv := v.handleLocked(h)
+		hv.stats[i].add(taken, sum)
+		if v.perHandle {
+			if hv.hists[i] == nil {
+				hv.hists[i] = hist.New()
+			}
+			r.mergeLocked(hv.hists[i], taken, s.Name)
+		}
 	}
 	taken.Reset()
 }
@@ -330,22 +380,39 @@ func (r *Recorder) Tick(end time.Time) Snapshot {
 }
 
 // View is a cumulative view of a Recorder: every value recorded and
-// every counter's increase since the view was opened or last marked.
-// Its memory is one histogram per op, however many handles record.
+// every counter's increase since the view was opened or last marked, per
+// series name and per handle (count, exact sum, min and max; with
+// NewHandleView each handle's histograms too). Its memory is one
+// histogram per series name, however many handles record, plus one per
+// handle and series for a handle view.
 type View struct {
-	start    time.Time
-	ops      map[string]*hist.Histogram
-	counters map[string]int64 // the counters' values at start
-	handles  []HandleStats    // by Handle.idx
-	r        *Recorder
+	start     time.Time
+	ops       map[string]*hist.Histogram
+	counters  map[string]int64 // the counters' values at start
+	handles   []handleValues   // by Handle.idx
+	perHandle bool
+	r         *Recorder
+}
+
+// handleValues are one handle's values in a view, by series.
+type handleValues struct {
+	stats [MaxSeries]Stats
+	hists [MaxSeries]*hist.Histogram // handle views only; nil until a value
 }
 
 // NewView opens a view at start: values recorded before it are not in it.
-func (r *Recorder) NewView(start time.Time) *View {
+func (r *Recorder) NewView(start time.Time) *View { return r.newView(start, false) }
+
+// NewHandleView is NewView keeping each handle's own histograms as well,
+// for a report with a row per handle (fio's jobs without
+// group_reporting) whose rows add up to the fabric's intervals.
+func (r *Recorder) NewHandleView(start time.Time) *View { return r.newView(start, true) }
+
+func (r *Recorder) newView(start time.Time, perHandle bool) *View {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.flushLocked()
-	v := &View{r: r}
+	v := &View{r: r, perHandle: perHandle}
 	v.resetLocked(start)
 	r.mu.views = append(r.mu.views, v)
 	return v
@@ -370,9 +437,9 @@ func (v *View) opLocked(op string) *hist.Histogram {
 	return h
 }
 
-func (v *View) statsOf(h *Handle) *HandleStats {
+func (v *View) handleLocked(h *Handle) *handleValues {
 	if h.idx >= len(v.handles) {
-		v.handles = append(v.handles, make([]HandleStats, h.idx+1-len(v.handles))...)
+		v.handles = append(v.handles, make([]handleValues, h.idx+1-len(v.handles))...)
 	}
 	return &v.handles[h.idx]
 }
@@ -406,13 +473,14 @@ func (v *View) Close() {
 	}
 }
 
-// Cumulative is what a View held at a Mark: per op every value recorded
-// in [Start, End), the counters' increases, and each handle's Stats.
+// Cumulative is what a View held at a Mark: per series name every value
+// recorded in [Start, End), the counters' increases, and each handle's
+// values.
 type Cumulative struct {
 	Start, End time.Time
 	Ops        map[string]*hist.Histogram
 	Counters   map[string]int64
-	handles    []HandleStats
+	handles    []handleValues
 }
 
 // Op returns op's histogram, empty when nothing recorded it.
@@ -423,16 +491,35 @@ func (c Cumulative) Op(op string) *hist.Histogram {
 	return hist.New()
 }
 
-// Handle returns h's own values in the view.
+// Handle returns h's own values in the view: its first series' and its
+// second's (the twin).
 func (c Cumulative) Handle(h *Handle) HandleStats {
-	if h.idx < len(c.handles) {
-		return c.handles[h.idx]
-	}
-	return HandleStats{}
+	return HandleStats{Stats: c.Series(h, 0), Twin: c.Series(h, 1)}
 }
 
-// Stats summarize one handle's values of one op: count, exact sum (ns)
-// and the histogram's min and max (within its precision).
+// Series returns the stats of h's series i in the view.
+func (c Cumulative) Series(h *Handle, i int) Stats {
+	if h.idx < len(c.handles) && i >= 0 && i < MaxSeries {
+		return c.handles[h.idx].stats[i]
+	}
+	return Stats{}
+}
+
+// SeriesHistogram returns h's own histogram of series i in a handle view
+// (NewHandleView); empty when h recorded none there, or the view keeps no
+// handle's histograms. The caller may keep it: the view starts new ones
+// at its Mark.
+func (c Cumulative) SeriesHistogram(h *Handle, i int) *hist.Histogram {
+	if h.idx < len(c.handles) && i >= 0 && i < MaxSeries {
+		if x := c.handles[h.idx].hists[i]; x != nil {
+			return x
+		}
+	}
+	return hist.New()
+}
+
+// Stats summarize one handle's values of one series: count, exact sum
+// (ns) and the histogram's min and max (within its precision).
 type Stats struct {
 	Count, Sum, Min, Max int64
 }
@@ -451,11 +538,7 @@ type HandleStats struct {
 	Twin Stats
 }
 
-func (hs *HandleStats) add(taken *hist.Histogram, sum int64, twin bool) {
-	s := &hs.Stats
-	if twin {
-		s = &hs.Twin
-	}
+func (s *Stats) add(taken *hist.Histogram, sum int64) {
 	if s.Count == 0 || taken.Min() < s.Min {
 		s.Min = taken.Min()
 	}

@@ -87,8 +87,20 @@ func TestHandleRecordDoesNotAllocate(t *testing.T) {
 func BenchmarkHandleRecord(b *testing.B) {
 	h := NewRecorder(time.Now()).Handle("write")
 	b.ReportAllocs()
+	defer cpuPerOp(b)()
 	for i := 0; b.Loop(); i++ {
 		h.Record(int64(i & 0xffff))
+	}
+}
+
+// BenchmarkHandleRecordPair: oltp's open-loop booking, a latency and its
+// uncorrected twin under one lock.
+func BenchmarkHandleRecordPair(b *testing.B) {
+	h := NewRecorder(time.Now()).TwinHandle("trx", "trx_uncorrected")
+	b.ReportAllocs()
+	defer cpuPerOp(b)()
+	for i := 0; b.Loop(); i++ {
+		h.RecordPair(int64(i&0xffff)+50_000, int64(i&0xfff)+40_000)
 	}
 }
 
@@ -228,6 +240,66 @@ func TestRecordPairDoesNotAllocate(t *testing.T) {
 	h := NewRecorder(time.Now()).TwinHandle("trx", "trx_uncorrected")
 	if n := testing.AllocsPerRun(1000, func() { h.RecordPair(5000, 4000) }); n != 0 {
 		t.Errorf("Handle.RecordPair allocates %v times; want 0", n)
+	}
+}
+
+// TestSeriesHandle: a handle's series under one lock, as fio books an
+// I/O (clat in the intervals; lat and slat local to views): the
+// intervals hold only the operation's series, a handle view each
+// handle's histograms and exact sums per series, an unused slot and a
+// value past n nothing.
+func TestSeriesHandle(t *testing.T) {
+	r := NewRecorder(time.Unix(0, 0))
+	v := r.NewHandleView(time.Unix(0, 0))
+	async := r.SeriesHandle([MaxSeries]Series{{Name: "write"}, {Name: "write_lat", Local: true}, {Name: "write_slat", Local: true}})
+	psync := r.SeriesHandle([MaxSeries]Series{{Name: "write"}, {Name: "write_lat", Local: true}}) // no slat slot
+	async.RecordSeries([MaxSeries]int64{1000, 1200, 200}, 3)
+	async.RecordSeries([MaxSeries]int64{1500, 1600, 100}, 3)
+	psync.RecordSeries([MaxSeries]int64{900, 950, 50}, 3) // slat dropped: no slot
+	psync.RecordSeries([MaxSeries]int64{800, 850, 50}, 1) // lat left out: n = 1
+	s := r.Tick(time.Unix(1, 0))
+	if len(s.Ops) != 1 || s.Ops["write"].Count() != 4 {
+		t.Fatalf("interval ops %v, %d writes; want only write, 4 values", s.OpNames(), s.Ops["write"].Count())
+	}
+	async.RecordSeries([MaxSeries]int64{2000, 2100, 100}, 3)
+	c := v.Mark(time.Unix(2, 0))
+	for _, w := range []struct {
+		h          *Handle
+		i          int
+		count, sum int64
+	}{
+		{async, 0, 3, 4500}, {async, 1, 3, 4900}, {async, 2, 3, 400},
+		{psync, 0, 2, 1700}, {psync, 1, 1, 950}, {psync, 2, 0, 0},
+	} {
+		st, h := c.Series(w.h, w.i), c.SeriesHistogram(w.h, w.i)
+		if st.Count != w.count || st.Sum != w.sum || h.Count() != w.count {
+			t.Errorf("handle %d series %d: %+v, histogram of %d; want %d values summing %d", w.h.idx, w.i, st, h.Count(), w.count, w.sum)
+		}
+	}
+	if c.Op("write").Count() != 5 || c.Op("write_lat").Count() != 4 || c.Op("write_slat").Count() != 3 {
+		t.Errorf("view: write %d, lat %d, slat %d; want 5, 4, 3", c.Op("write").Count(), c.Op("write_lat").Count(), c.Op("write_slat").Count())
+	}
+	if plain := r.NewView(time.Unix(2, 0)); plain.Mark(time.Unix(3, 0)).SeriesHistogram(async, 0).Count() != 0 {
+		t.Error("a plain view kept a handle's histogram")
+	}
+}
+
+func TestRecordSeriesDoesNotAllocate(t *testing.T) {
+	h := NewRecorder(time.Now()).SeriesHandle([MaxSeries]Series{{Name: "read"}, {Name: "read_lat", Local: true}, {Name: "read_slat", Local: true}})
+	if n := testing.AllocsPerRun(1000, func() { h.RecordSeries([MaxSeries]int64{5000, 6000, 1000}, 3) }); n != 0 {
+		t.Errorf("Handle.RecordSeries allocates %v times; want 0", n)
+	}
+}
+
+// BenchmarkHandleRecordSeries: fio's booking of one asynchronous I/O,
+// clat, lat and slat under one lock.
+func BenchmarkHandleRecordSeries(b *testing.B) {
+	h := NewRecorder(time.Now()).SeriesHandle([MaxSeries]Series{{Name: "write"}, {Name: "write_lat", Local: true}, {Name: "write_slat", Local: true}})
+	b.ReportAllocs()
+	defer cpuPerOp(b)()
+	for i := int64(0); b.Loop(); i++ {
+		clat := 50_000 + (i&0xffff)*10
+		h.RecordSeries([MaxSeries]int64{clat, clat + 2000, 2000}, 3)
 	}
 }
 
