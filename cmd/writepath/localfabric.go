@@ -13,38 +13,44 @@ import (
 	"github.com/writepath/writepath/coordinator"
 	"github.com/writepath/writepath/diskprofile"
 	"github.com/writepath/writepath/local"
-	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/worker"
-	"github.com/writepath/writepath/workload/fio"
+	"github.com/writepath/writepath/workload"
 )
 
+// filePlanner is a workload that names the files its jobs will use before
+// it runs, as the worker will resolve them (fio: FilePlan, from its job
+// files, directory= and filename=).
+type filePlanner interface {
+	Files(env workload.Env) []string
+}
+
 // telemetryDirs are the directories whose disks an embedded run samples:
-// the data directory, and for a fio spec the directories of the files its
-// jobs use (workload/fio's FilePlan: job files, directory= and filename=
-// as the worker resolves them).
+// the data directory, and the directories of the files a filePlanner's
+// jobs use. The kind computes the files; the command only takes their
+// directories.
 func telemetryDirs(dataDir string, spec *anypb.Any) []string {
 	dirs := []string{dataDir}
-	var fs fiov1.Spec
-	if spec == nil || !spec.MessageIs(&fs) || spec.UnmarshalTo(&fs) != nil {
+	m, ok := workload.Lookup(spec.GetTypeUrl())
+	if !ok {
+		return dirs
+	}
+	w, err := m.New(spec.GetValue())
+	if err != nil {
+		return dirs // buildSpec decoded it already
+	}
+	fp, ok := w.(filePlanner)
+	if !ok {
 		return dirs
 	}
 	seen := map[string]bool{filepath.Clean(dataDir): true}
-	for _, f := range fio.FilePlan(&fs) {
-		d := filepath.Dir(underDir(dataDir, f))
-		if !seen[d] {
+	for _, f := range fp.Files(workload.Env{DataDir: dataDir}) {
+		if d := filepath.Dir(f); !seen[d] {
 			seen[d] = true
 			dirs = append(dirs, d)
 		}
 	}
 	return dirs
-}
-
-func underDir(root, p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(root, p)
 }
 
 // connect returns a client of the coordinator named by --coordinator, or

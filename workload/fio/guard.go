@@ -151,6 +151,16 @@ func FilePlan(spec *fiov1.Spec) []string {
 	return out
 }
 
+// Files is FilePlan with relative paths under env's data directory, as the
+// worker resolves them: what the embedded fabric samples the disks of.
+func (w *Workload) Files(env workload.Env) []string {
+	plan := FilePlan(w.spec)
+	for i, f := range plan {
+		plan[i] = under(env.DataDir, f)
+	}
+	return plan
+}
+
 // joinRaw puts a relative name under dir without cleaning: the guard must
 // see any ".." as written, after the symlinks before it.
 func joinRaw(dir, name string) string {
