@@ -274,6 +274,46 @@ type Meta struct {
 	// arguments to build the spec from and a cleanup the caller runs
 	// however the run ends.
 	Local func(ctx context.Context, args []string, out io.Writer) (newArgs []string, cleanup func(), err error)
+	// FrontEnd, if set, is the command of the tool the kind reimplements,
+	// which takes the kind's arguments in that tool's own order and prints
+	// as the tool does (oltp: sysbench's `oltp_write_only [options]
+	// COMMAND`): `writepath run` hands it arguments in that order, to run
+	// over the fabric, and leaves a --help among them to it.
+	FrontEnd *FrontEnd
+	// Timeline, if set, reads a worker's summary of the measured phase
+	// into the timelines a report draws, one per repetition the run makes
+	// itself (a crash run's restart, round by round).
+	Timeline func(summary []byte) ([]TimelineRound, error)
+	// Text, if set, is a worker's summary of the measured phase as the
+	// kind's own text (a crash run's rounds: recovery, ledger verdict),
+	// for commands that print more of a campaign's runs than its table
+	// (the quickstart).
+	Text func(summary []byte) (string, error)
+}
+
+// FrontEnd names the command that runs a kind's arguments in the order,
+// and with the output, of the tool the kind reimplements.
+type FrontEnd struct {
+	// Name is the command, as `writepath NAME` names it ("sysbench").
+	Name string
+	// Takes reports whether args are in that tool's order (oltp: a
+	// sysbench test name among them).
+	Takes func(args []string) bool
+}
+
+// TimelineRound is one repetition's moments in order (a crash round's
+// kill, process start, recovery start, redo applied, ready, first
+// commit), each as milliseconds after the first; moments never reached
+// are left out.
+type TimelineRound struct {
+	Round  int
+	Points []TimelinePoint
+}
+
+// TimelinePoint is one named moment of a TimelineRound.
+type TimelinePoint struct {
+	Name string
+	Ms   float64
 }
 
 // OutputFunc prints the result of a run's measured phase from what each

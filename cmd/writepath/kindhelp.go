@@ -1,21 +1,23 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/writepath/writepath/internal/echo"
 	"github.com/writepath/writepath/workload"
-	"github.com/writepath/writepath/workload/oltp"
 )
 
 // wantsHelp reports whether `run KIND ...` asks for the kind's help:
 // --help or -h anywhere among its arguments, or "help" after its phases.
-// (In sysbench's order, `oltp_write_only help` is sysbench's own.)
+// (Arguments in the order of the kind's front end are its tool's, help
+// included: sysbench's `oltp_write_only help`.)
 func wantsHelp(meta workload.Meta, args []string) bool {
 	for _, a := range args {
 		if a == "--help" || a == "-h" {
-			return !(meta.Name == "oltp" && sysbenchOrder(args))
+			return !frontEndOrder(meta, args)
 		}
 	}
 	_, rest := leadingPhases(args, func(s string) bool { _, ok := meta.Phase(s); return ok })
@@ -36,13 +38,20 @@ func kindHelp(meta workload.Meta, w io.Writer) error {
 	return err
 }
 
-// sysbenchOrder reports whether oltp arguments are in sysbench's order:
-// a test name (oltp_write_only, or a path to its script) among them.
-func sysbenchOrder(args []string) bool {
-	for _, a := range args {
-		if !strings.HasPrefix(a, "--") && oltp.IsWriteOnly(a) {
-			return true
-		}
+// frontEndOrder reports whether a kind's arguments are in the order of its
+// front end (workload.Meta.FrontEnd: sysbench's for oltp).
+func frontEndOrder(meta workload.Meta, args []string) bool {
+	return meta.FrontEnd != nil && meta.FrontEnd.Takes(args)
+}
+
+// runFrontEnd runs arguments in the order of the kind's front end on the
+// fabric o names, with that tool's output: the commands this binary has
+// for the names a FrontEnd may give.
+func (o *runOptions) runFrontEnd(ctx context.Context, meta workload.Meta, args []string, stdout, stderr io.Writer) error {
+	switch meta.FrontEnd.Name {
+	case "sysbench":
+		return o.sysbench(ctx, args, stdout, stderr, false)
 	}
-	return false
+	return fmt.Errorf("kind %s: its arguments are in %s's order, which this binary cannot run (give them in writepath run's order)",
+		meta.Name, echo.Quote(meta.FrontEnd.Name))
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +15,7 @@ import (
 	"github.com/writepath/writepath/mysqld"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/report"
-	"github.com/writepath/writepath/workload/crash"
+	"github.com/writepath/writepath/workload"
 )
 
 // quickstartOptions are the flags of `writepath quickstart`.
@@ -190,30 +189,35 @@ func (o *quickstartOptions) step(ctx context.Context, c *client.Client, st plann
 	if err := writeCampaignTable(ctx, stdout, c, rec, report.Text, nil); err != nil {
 		return nil, err
 	}
-	if st.spec.Workload == "crash" {
-		return rec, writeCrashSummaries(ctx, stdout, c, rec)
-	}
-	return rec, nil
+	return rec, writeKindTexts(ctx, stdout, c, rec, st.spec.Workload)
 }
 
-// writeCrashSummaries prints each crash run's own result (recovery time,
-// ledger verdict), which the throughput table cannot show.
-func writeCrashSummaries(ctx context.Context, w io.Writer, src client.Source, rec *writepathv1.Campaign) error {
+// writeKindTexts prints each run's own result in its kind's text (a crash
+// run's recovery times and ledger verdict, which the throughput table
+// cannot show), for kinds that have one (workload.Meta.Text).
+func writeKindTexts(ctx context.Context, w io.Writer, src client.Source, rec *writepathv1.Campaign, kind string) error {
+	m, ok := workload.ByName(kind)
+	if !ok || m.Text == nil {
+		return nil
+	}
 	for _, cr := range rec.GetRuns() {
-		rec, err := src.GetRun(ctx, cr.GetRunId())
+		run, err := src.GetRun(ctx, cr.GetRunId())
 		if err != nil {
 			return err
 		}
-		for _, ph := range rec.GetPhases() {
+		for _, ph := range run.GetPhases() {
+			if !ph.GetMeasured() {
+				continue
+			}
 			for _, pw := range ph.GetWorkers() {
-				var res crash.Result
-				if json.Unmarshal(pw.GetSummary(), &res) != nil {
-					continue
+				if len(pw.GetSummary()) == 0 {
+					continue // the worker failed first: the table says so
 				}
-				fmt.Fprintf(w, "\nrun %s on %s:\n", cr.GetRunId(), pw.GetWorker())
-				if err := res.WriteText(w); err != nil {
-					return err
+				text, err := m.Text(pw.GetSummary())
+				if err != nil {
+					return fmt.Errorf("run %s on %s: %w", cr.GetRunId(), pw.GetWorker(), err)
 				}
+				fmt.Fprintf(w, "\nrun %s on %s:\n%s", cr.GetRunId(), pw.GetWorker(), text)
 			}
 		}
 	}

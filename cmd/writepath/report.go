@@ -60,7 +60,7 @@ func (o *reportOptions) run(cmd *cobra.Command, id string) error {
 	if err != nil {
 		return fmt.Errorf("run %s: %w", id, err)
 	}
-	r.Timeline = crashTimeline(detail.Record)
+	r.Timeline = runTimeline(detail.Record)
 	f, err := os.Create(o.out)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)

@@ -43,7 +43,7 @@ func campaignReport(ctx context.Context, src client.CampaignSource, rec *writepa
 			return out, fmt.Errorf("run %s: %w", cr.GetRunId(), err)
 		}
 		r.Title = fmt.Sprintf("%s on %s, round 1 (run %s)", p.GetCell(), p.GetGroup(), cr.GetRunId())
-		r.Timeline = crashTimeline(detail.Record)
+		r.Timeline = runTimeline(detail.Record)
 		out.Runs = append(out.Runs, r)
 	}
 	return out, nil

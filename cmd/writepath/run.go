@@ -140,10 +140,10 @@ func runKind(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if wantsHelp(meta, kindArgs) {
 		return kindHelp(meta, stdout)
 	}
-	if meta.Name == "oltp" && sysbenchOrder(kindArgs) {
+	if frontEndOrder(meta, kindArgs) {
 		// `run oltp oltp_write_only [options] COMMAND`: sysbench's order
 		// and output, merged over the fabric.
-		return o.sysbench(ctx, kindArgs, stdout, stderr, false)
+		return o.runFrontEnd(ctx, meta, kindArgs, stdout, stderr)
 	}
 	phases, kindArgs := leadingPhases(kindArgs, func(s string) bool { _, ok := meta.Phase(s); return ok })
 	if o.conn.coordinator == "" {

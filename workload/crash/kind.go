@@ -29,6 +29,8 @@ func init() {
 		FromArgs:    FromArgs,
 		Help:        Help,
 		Figures:     Figures,
+		Timeline:    Timelines,
+		Text:        SummaryText,
 	})
 }
 

@@ -39,7 +39,19 @@ func init() {
 		FromArgs: FromArgs,
 		Help:     Help,
 		Local:    Sandbox,
+		FrontEnd: &workload.FrontEnd{Name: "sysbench", Takes: sysbenchOrder},
 	})
+}
+
+// sysbenchOrder reports whether oltp arguments are in sysbench's order:
+// a test name (oltp_write_only, or a path to its script) among them.
+func sysbenchOrder(args []string) bool {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "--") && IsWriteOnly(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // Workload is one decoded oltp spec.
