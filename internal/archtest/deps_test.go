@@ -22,12 +22,22 @@ type rule struct {
 }
 
 // rules are DESIGN.md's import table. Kinds live under workload/<kind>.
+// The general rule: a package imports only what its row lists, and a
+// kind (kindOurs) only the seam, hist, beneath, mysqld, telemetry and its
+// own spec. Each exception says why beside it; the packages with no row
+// are in unruled, with why.
 var rules = []rule{
 	{pkg: "hist", ours: []string{}},
+	// The seam between fabric and kinds knows neither: no wire format, no
+	// SQL, no worker or coordinator (guard and local implement its
+	// interfaces from above).
 	{pkg: "workload", ours: []string{"hist", "beneath"},
 		never: []string{"database/sql", mod + "proto/...", mod + "worker", mod + "coordinator/..."}},
 	{pkg: "workload/fio/...", ours: kindOurs("fio"), never: kindNever},
 	{pkg: "workload/oltp/...", ours: kindOurs("oltp"), never: kindNever},
+	// Exception: crash's load is oltp's clients (oltp.StartLoad) and its
+	// spec embeds oltp's, and a power cut runs through powerloss's FUSE
+	// layer; no other kind imports a kind.
 	{pkg: "workload/crash/...", ours: append(kindOurs("crash"), "workload/oltp/...", "proto/writepath/oltp/...", "powerloss"), never: kindNever},
 	// crash's subjects below the harness stand alone: reading error logs
 	// needs nothing of ours.
@@ -35,6 +45,8 @@ var rules = []rule{
 	{pkg: "workload/crash/ledger", ours: []string{"workload/crash/ledger"}},
 	{pkg: "workload/crash/innodbpage/...", ours: []string{"workload/crash/innodbpage/..."}},
 	{pkg: "powerloss", ours: []string{"powerloss"}},
+	// Exception beside the seam and the wire: a worker applies host knobs
+	// and disk profiles (hostknob) and samples its disks (telemetry).
 	{pkg: "worker/...", ours: []string{"worker/...", "proto/writepath/v1", "workload", "hist", "beneath", "telemetry/diskstats", "telemetry/blockdev", "hostknob"},
 		never: []string{"database/sql", "go.etcd.io/bbolt"}},
 	{pkg: "coordinator", ours: []string{"coordinator", "proto/writepath/v1", "hist", "coordinator/store", "results", "telemetry/diskstats", "labels", "internal/echo"},
@@ -46,6 +58,9 @@ var rules = []rule{
 	{pkg: "mysqld", ours: []string{"mysqld"}},
 	{pkg: "client", ours: []string{"client", "proto/writepath/v1", "hist", "results", "coordinator/store", "telemetry/diskstats", "telemetry/blocktrace/series", "campaign", "labels", "internal/echo"},
 		never: []string{"database/sql", mod + "coordinator", mod + "workload/...", mod + "mysqld"}},
+	// Exception: the embedded fabric is a coordinator and workers over
+	// loopback gRPC, so it takes the fabric's transport and credentials,
+	// but no kind: the command links those.
 	{pkg: "local", ours: []string{"local", "coordinator", "coordinator/store", "results", "worker/...", "proto/writepath/v1", "hist", "workload", "beneath", "telemetry/diskstats", "telemetry/blockdev", "hostknob",
 		"transport", "auth", "labels", "internal/echo"},
 		never: []string{"database/sql", mod + "workload/fio", mod + "workload/oltp", mod + "workload/crash"}},
@@ -64,6 +79,7 @@ var rules = []rule{
 		never: []string{mod + "coordinator/...", mod + "worker/...", mod + "workload/..."}},
 	{pkg: "labels", ours: []string{"labels", "internal/echo"}},
 	{pkg: "internal/echo", ours: []string{"internal/echo"}},
+	// Exception: guard implements workload.Guard, so it imports the seam.
 	{pkg: "guard", ours: []string{"guard", "beneath", "workload", "hist"}},
 	{pkg: "beneath", ours: []string{"beneath"}},
 	{pkg: "internal/redact", ours: []string{"internal/redact"}},
@@ -82,6 +98,24 @@ var rules = []rule{
 	{pkg: "telemetry/blocktrace", ours: []string{"telemetry/blocktrace/...", "hist"}},
 	{pkg: "telemetry/blocktrace/series", ours: []string{}},
 	{pkg: "telemetry/...", ours: []string{"telemetry/...", "hist"}},
+	// Generated code: the crash spec embeds oltp's options, nothing else.
+	{pkg: "proto/...", ours: []string{"proto/..."}},
+	{pkg: "internal/preempt", ours: []string{}},
+}
+
+// unruled are the packages no rule constrains, and why: what wires
+// everything together.
+var unruled = map[string]string{
+	"cmd/writepath":                   "the command: wires every package into subcommands",
+	"workload/all":                    "blank-imports every kind; only commands and tests import it",
+	"bench/oltpbench":                 "a benchmark driver links the kind it times",
+	"bench/tracetoggle":               "a benchmark driver links the tracer and the kind it times",
+	"internal/archtest":               "tests only",
+	"internal/fabrictest":             "a whole fabric in process for tests",
+	"internal/fabrictest/fleetsim":    "simulates workers against a real coordinator",
+	"internal/fabrictest/streamflood": "floods a real coordinator over the real transport",
+	"internal/fabrictest/testkind":    "a test kind: the seam plus the fabric test's own spec",
+	"internal/testenv":                "finds the tests' servers through mysqld",
 }
 
 // direct lists external packages that exactly one of ours may import.
@@ -101,6 +135,9 @@ var treeOnly = map[string]string{
 
 var kindNever = []string{mod + "proto/writepath/v1", mod + "worker/...", mod + "coordinator/..."}
 
+// kindOurs is what a kind may import: the seam, histograms, confined
+// files, managed servers (mysqld), telemetry (InnoDB's counters) and its
+// own spec.
 func kindOurs(kind string) []string {
 	return []string{"workload/" + kind + "/...", "workload", "hist", "beneath", "mysqld", "telemetry/...", "proto/writepath/" + kind + "/..."}
 }
@@ -143,6 +180,36 @@ func TestImportRules(t *testing.T) {
 					t.Errorf("forbidden edge: %s -> %s (allowed: %v)", pkg, strings.TrimPrefix(d, mod), r.ours)
 				}
 			}
+		}
+	}
+}
+
+// TestEveryPackageHasARule: a package is constrained by a rule or listed
+// in unruled with why, so a new package cannot slip past the table.
+func TestEveryPackageHasARule(t *testing.T) {
+	out, err := exec.Command("go", "list", mod+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	pkgs := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		p = strings.TrimPrefix(p, mod)
+		pkgs[p] = true
+		ruled := false
+		for _, r := range rules {
+			ruled = ruled || match(r.pkg, p)
+		}
+		_, listed := unruled[p]
+		switch {
+		case !ruled && !listed:
+			t.Errorf("package %s has no import rule: add one to rules, or to unruled with why", p)
+		case ruled && listed:
+			t.Errorf("package %s has a rule and is in unruled: remove it from unruled", p)
+		}
+	}
+	for p := range unruled {
+		if !pkgs[p] {
+			t.Errorf("unruled names %s, which go list does not print", p)
 		}
 	}
 }
