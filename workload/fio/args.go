@@ -252,6 +252,13 @@ func ParseCommand(args []string) (*Command, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.Action == ActionRun {
+		// --parse-only accepts what fio accepts; a run refuses what it
+		// cannot honour before any I/O.
+		if err := checkRunnable(spec.Jobs); err != nil {
+			return nil, err
+		}
+	}
 	c.Spec = spec
 	return c, nil
 }

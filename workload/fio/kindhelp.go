@@ -58,7 +58,7 @@ func Help(w io.Writer) error {
 		}
 		switch d, ok := optionDefaults[o.name]; {
 		case notYet[o.name]:
-			b.WriteString(" (refused: not implemented yet)")
+			b.WriteString(" (accepted; refused when run: not built yet)")
 		case ok:
 			fmt.Fprintf(&b, " [%s]", d)
 		case defaultDiffers[o.name] != "":
@@ -72,7 +72,9 @@ func Help(w io.Writer) error {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	b.WriteString("\nRefused, with the reason (an ignored option would change what is measured):\n")
+	b.WriteString("\nAccepted by --parse-only as fio accepts them, refused when run, with the reason (an ignored\n" +
+		"option would change what is measured); so are fio 3.33's other options, its other engines and\n" +
+		"their options:\n")
 	for _, n := range names {
 		fmt.Fprintf(&b, "  %-*s  %s\n", width, "--"+n, refused[n])
 	}

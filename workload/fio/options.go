@@ -30,6 +30,7 @@ var aliases = map[string]string{
 	"io_limit": "io_size", "nr_files": "nrfiles", "timeout": "runtime",
 	"iodepth_batch": "iodepth_batch_submit", "iodepth_batch_complete": "iodepth_batch_complete_min",
 	"wait_barrier": "stonewall", "threads": "thread", "ratemin": "rate_min",
+	"wait_for_previous": "stonewall", "fileoffset": "offset", "disable_bw": "disable_bw_measurement",
 }
 
 func init() {
@@ -61,7 +62,7 @@ var optionTable = []namedOption{
 	opt("description", false, "Text job description", func(j *fiov1.Job, v string) error { j.Description = v; return nil }),
 	opt("filename", false, "File(s) to use for the workload", setFilename),
 	opt("directory", false, "Directory to store files in", func(j *fiov1.Job, v string) error { j.Directory = v; return nil }),
-	opt("nrfiles", false, "Split job workload between this number of files (1 here)", uintOpt(1, 1, func(j *fiov1.Job, n uint64) { j.Nrfiles = uint32(n) })),
+	opt("nrfiles", false, "Split job workload between this number of files (1 here)", setNrfiles),
 	opt("filesize", false, "Size of individual files", sizeOpt(func(j *fiov1.Job, n uint64) { j.Filesize = n })),
 	opt("unlink", true, "Unlink created files after job has completed", boolOpt(func(j *fiov1.Job, b bool) { j.Unlink = b })),
 	opt("rw", false, "IO direction", setRW),
@@ -305,10 +306,24 @@ func boolOpt(set func(*fiov1.Job, bool)) func(*fiov1.Job, string) error {
 
 func setFilename(j *fiov1.Job, v string) error {
 	names := splitFilenames(v)
-	if len(names) > 1 {
-		return fmt.Errorf("%q: several files per job (a:b) are not supported yet; give one file per job", v)
-	}
 	j.Filename = names[0]
+	if len(names) > 1 {
+		return runRefusal("several files per job (a:b) are not built yet; give one file per job")
+	}
+	return nil
+}
+
+// setNrfiles reads nrfiles=; more than one file per job is fio's, not
+// built here yet.
+func setNrfiles(j *fiov1.Job, v string) error {
+	n, err := parseUint(v, 1, math.MaxUint32)
+	if err != nil {
+		return err
+	}
+	j.Nrfiles = uint32(n)
+	if n > 1 {
+		return runRefusal("several files per job (nrfiles > 1) are not built yet; give one file per job")
+	}
 	return nil
 }
 
@@ -389,10 +404,12 @@ var engineNames = map[string]fiov1.IOEngine{
 func setEngine(j *fiov1.Job, v string) error {
 	e, ok := engineNames[strings.TrimSpace(v)]
 	if !ok {
+		// fio loads an engine only when the job runs (or names one of its
+		// options), so a job file names any: refused at run time.
 		if why, refused := refusedEngines[strings.TrimSpace(v)]; refused {
-			return fmt.Errorf("%q: %s", v, why)
+			return runRefusal(why)
 		}
-		return fmt.Errorf("%q: want %s", v, strings.Join(engineList(), ", "))
+		return runRefusal("no such engine here (writepath runs " + strings.Join(engineList(), ", ") + ")")
 	}
 	j.Ioengine = e
 	return nil

@@ -35,7 +35,7 @@ var refusedEngines = map[string]string{
 var refused = map[string]string{
 	"read_iolog":           "replaying I/O logs is not supported",
 	"verify_async":         "verification runs in the job's own thread",
-	"zonemode":             "zoned block devices are not supported",
+	"zonemode":             "zone modes (zonemode=strided, zbd) are not built yet",
 	"trim_percentage":      "trims of blocks written (trim_percentage, trim_verify_zero) are not issued; use rw=trim, randtrim, trimwrite or randtrimwrite",
 	"log_compression_cpus": "logs are compressed in the job's own thread, a chunk at a time",
 	"exitall_on_error":     "jobs are not stopped when one fails",

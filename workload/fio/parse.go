@@ -86,29 +86,62 @@ func checkUTF8(s section) error {
 }
 
 // applyAll applies settings to j, collecting every problem; it reports
-// whether randseed was among them.
+// whether randseed was among them. A name that is no general option is
+// looked up among the options of the section's engine once the whole
+// section is applied, as fio's fio_options_parse does (the engine may be
+// named after its options).
 func (b *builder) applyAll(j *fiov1.Job, settings []setting) (seeded bool) {
+	var later []setting
 	for _, st := range settings {
+		if _, known := options[st.name]; !known && !fioOnly[st.name] && refused[st.name] == "" {
+			later = append(later, st)
+			continue
+		}
 		if err := applySetting(j, st); err != nil {
 			b.errs = append(b.errs, err)
 			continue
 		}
 		seeded = seeded || st.name == "randseed"
 	}
+	for _, st := range later {
+		if err := applyEngineOption(j, st); err != nil {
+			b.errs = append(b.errs, err)
+		}
+	}
 	return seeded
 }
 
-// applySetting applies one option, or says what is wrong and where.
-func applySetting(j *fiov1.Job, st setting) error {
-	opt, ok := options[st.name]
-	if why, no := refused[st.name]; !ok && no {
-		return fmt.Errorf("%s: option %q: %w: %s", st.where, st.name, ErrUnsupported, why)
-	}
-	if !ok {
+// applyEngineOption accepts an option of the job's engine: writepath's
+// engines run with fio's engine defaults, so any is refused at run time
+// (an engine that cannot run here is refused already).
+func applyEngineOption(j *fiov1.Job, st setting) error {
+	eng := engineName(j)
+	if !engineOptions[eng][st.name] {
 		return fmt.Errorf("%s: option %q: %w (supported: %s)", st.where, st.name, ErrUnknownOption, supportedNames())
 	}
-	if notYet[st.name] {
-		return fmt.Errorf("%s: option %q: %w: not implemented yet", st.where, st.name, ErrUnsupported)
+	if check := engineOptionValues[st.name]; check != nil {
+		if err := check(st.value); err != nil {
+			return fmt.Errorf("%s: option %s=%s: %w: %v", st.where, st.name, st.value, ErrInvalidValue, err)
+		}
+	}
+	if _, runs := engineNames[eng]; runs {
+		refuse(j, st.name, st.value, st.where, fmt.Sprintf("writepath's %s engine runs with fio's engine defaults; its %s option is not built", eng, st.name))
+	}
+	return nil
+}
+
+// applySetting applies one option, or says what is wrong and where. An
+// option fio accepts that cannot run here is recorded on the job (see
+// refuse.go), not an error.
+func applySetting(j *fiov1.Job, st setting) error {
+	name := st.name
+	if a, ok := aliases[name]; ok {
+		name = a
+	}
+	opt, ok := options[st.name]
+	if !ok {
+		refuse(j, name, st.value, st.where, reasonFor(st.name))
+		return nil
 	}
 	v := st.value
 	if !st.set {
@@ -117,9 +150,19 @@ func applySetting(j *fiov1.Job, st setting) error {
 		}
 		v = "1"
 	}
-	if err := opt.apply(j, v); err != nil {
+	err := opt.apply(j, v)
+	var rr runRefusal
+	switch {
+	case errors.As(err, &rr):
+		refuse(j, name, st.value, st.where, string(rr))
+		return nil
+	case err != nil:
 		return fmt.Errorf("%s: option %s=%s: %w: %v", st.where, st.name, st.value, ErrInvalidValue, err)
+	case notYet[st.name]:
+		refuse(j, name, st.value, st.where, "not built in writepath yet")
+		return nil
 	}
+	dropRefusal(j, name)
 	return nil
 }
 
@@ -182,9 +225,6 @@ func validateJob(j *fiov1.Job) []error {
 	if j.Name == "" {
 		bad("the job has no name")
 	}
-	if j.Size == 0 && j.Filename == "" && j.SizePercent == 0 && j.Filesize == 0 && j.IoSize == 0 {
-		bad("size= is required (fio: you need to specify size=)")
-	}
 	minBS := min(j.GetReadBs().GetMin(), j.GetWriteBs().GetMin())
 	if minBS == 0 {
 		minBS = j.Bs
@@ -212,9 +252,6 @@ func validateJob(j *fiov1.Job) []error {
 		}
 	}
 	queued := j.Ioengine == fiov1.IOEngine_IO_ENGINE_LIBAIO || j.Ioengine == fiov1.IOEngine_IO_ENGINE_IO_URING
-	if j.SubmitOffload && queued {
-		bad("io_submit_mode=offload runs the synchronous engines' calls from a pool of iodepth threads; libaio and io_uring queue their own I/O (use inline)")
-	}
 	if j.SerializeOverlap && queued && j.Iodepth > 1 && !j.SubmitOffload {
 		bad("serialize_overlap is built for io_submit_mode=offload and the synchronous engines, not for libaio/io_uring queues")
 	}
@@ -289,6 +326,11 @@ func finalizeJob(j *fiov1.Job) {
 		// the buffer must hold a trimwrite's write, which takes its trim's
 		// length.
 		j.Bs = max(j.Bs, j.TrimBs.Max)
+	}
+	if queued := j.Ioengine == fiov1.IOEngine_IO_ENGINE_LIBAIO || j.Ioengine == fiov1.IOEngine_IO_ENGINE_IO_URING; j.SubmitOffload && queued {
+		// fio accepts it (its offload threads call the engine's queue);
+		// writepath's offload pool runs synchronous calls only.
+		refuse(j, "io_submit_mode", "offload", j.Origin, "io_submit_mode=offload runs the synchronous engines' calls from a pool of iodepth threads; libaio and io_uring queue their own I/O (use inline)")
 	}
 	if j.IoSize == 0 && j.Size == 0 && j.Filesize > 0 {
 		j.Size = j.Filesize * uint64(max(j.Nrfiles, 1))

@@ -150,7 +150,7 @@ func TestRejections(t *testing.T) {
 		{[]string{"--name=j", "--size=1m", "--read_iolog=x"}, ErrUnsupported, `replaying I/O logs`},
 		{[]string{"--name=j", "--size=1m", "--rw=randtrim", "--verify=md5"}, ErrInvalidValue, `verify= with rw=randtrim`},
 		{[]string{"--name=j", "--size=1m", "--write_hist_log=h", "--log_store_compressed=1"}, ErrInvalidValue, `log_store_compressed with write_hist_log`},
-		{[]string{"--name=j", "--size=1m", "--ioengine=rbd"}, ErrInvalidValue, `needs a Ceph cluster`},
+		{[]string{"--name=j", "--size=1m", "--ioengine=rbd"}, ErrUnsupported, `needs a Ceph cluster`},
 		{[]string{"--name=j", "--size=1m", "--bssplit=4k/60:8k/60"}, ErrInvalidValue, `add up to 120`},
 		{[]string{"--name=j", "--size=1m", "--random_distribution=zipf:1"}, ErrInvalidValue, `theta`},
 		{[]string{"--name=j", "--size=1m", "--wait_for=nobody"}, ErrInvalidValue, `wait_for=nobody`},
@@ -163,14 +163,14 @@ func TestRejections(t *testing.T) {
 		{[]string{"--name=j", "--size=1m", "--rwmixread=101"}, ErrInvalidValue, `max value out of range: 101 (100 max)`},
 		{[]string{"--name=j", "--size=1m", "--iodepth=0"}, ErrInvalidValue, `min value out of range: 0 (1 min)`},
 		{[]string{"--name=j", "--size=1m", "--rw=randomwrite"}, ErrInvalidValue, `rw=randomwrite`},
-		{[]string{"--name=j", "--size=1m", "--ioengine=spdk"}, ErrInvalidValue, `ioengine=spdk`},
+		{[]string{"--name=j", "--size=1m", "--ioengine=spdk"}, ErrUnsupported, `ioengine=spdk`},
 		{[]string{"--name=j", "--size=101%"}, ErrInvalidValue, `max value out of range`},
 		{[]string{"--name=j", "--size=1m", "--runtime=5x"}, ErrInvalidValue, `runtime=5x`},
 		{[]string{"--name=j", "--size=1m", "--output-format=xml"}, ErrInvalidValue, `output-format=xml`},
 		{[]string{"--name=j", "--size=1m", "--direct=2"}, ErrInvalidValue, `direct=2`},
 		{[]string{"--name=j"}, ErrInvalidValue, `size= is required`},
 		{[]string{"--name=j", "--size=1k", "--bs=4k"}, ErrInvalidValue, `size too small, must not be less than minimum block size: 1024 < 4096`},
-		{[]string{"--name=j", "--size=1m", "--filename=a:b"}, ErrInvalidValue, `several files`},
+		{[]string{"--name=j", "--size=1m", "--filename=a:b"}, ErrUnsupported, `several files`},
 	}
 	for _, tt := range tests {
 		_, err := ParseArgs(tt.args)

@@ -83,6 +83,7 @@ func New(spec *fiov1.Spec) (*Workload, error) {
 	if errs = append(errs, checkLimits(spec)...); len(spec.Jobs) > MaxJobs {
 		return nil, errors.Join(errs...)
 	}
+	errs = append(errs, runErrors(spec.Jobs)...)
 	for _, j := range spec.Jobs {
 		errs = append(errs, validateJob(j)...)
 		if j.Rw == fiov1.ReadWrite_READ_WRITE_UNSPECIFIED || j.Ioengine == fiov1.IOEngine_IO_ENGINE_UNSPECIFIED ||

@@ -1192,6 +1192,12 @@ type Job struct {
 	// buffer_pattern=: write buffers are filled with these bytes over and
 	// over (the compressible part of a buffer_compress_percentage buffer).
 	BufferPattern []byte `protobuf:"bytes,122,opt,name=buffer_pattern,json=bufferPattern,proto3" json:"buffer_pattern,omitempty"`
+	// Options fio 3.33 accepts that this job cannot run with here (an
+	// engine needing hardware or a library absent here, an option not
+	// built): the parser accepts them, as fio --parse-only does, and New
+	// refuses the job naming each one, so none is ever silently ignored.
+	// (Numbered apart from the options' fields, which others extend.)
+	Refusals      []*Refusal `protobuf:"bytes,150,rep,name=refusals,proto3" json:"refusals,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2003,6 +2009,85 @@ func (x *Job) GetBufferPattern() []byte {
 	return nil
 }
 
+func (x *Job) GetRefusals() []*Refusal {
+	if x != nil {
+		return x.Refusals
+	}
+	return nil
+}
+
+// Refusal is one option a job cannot run with, where it was given and why.
+type Refusal struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The option's main name (an alias is recorded as the option it names):
+	// a later setting of the same option replaces the refusal.
+	Option string `protobuf:"bytes,1,opt,name=option,proto3" json:"option,omitempty"`
+	Value  string `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	// "job.fio:12" or "command line".
+	Where         string `protobuf:"bytes,3,opt,name=where,proto3" json:"where,omitempty"`
+	Why           string `protobuf:"bytes,4,opt,name=why,proto3" json:"why,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Refusal) Reset() {
+	*x = Refusal{}
+	mi := &file_writepath_fio_v1_spec_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Refusal) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Refusal) ProtoMessage() {}
+
+func (x *Refusal) ProtoReflect() protoreflect.Message {
+	mi := &file_writepath_fio_v1_spec_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Refusal.ProtoReflect.Descriptor instead.
+func (*Refusal) Descriptor() ([]byte, []int) {
+	return file_writepath_fio_v1_spec_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Refusal) GetOption() string {
+	if x != nil {
+		return x.Option
+	}
+	return ""
+}
+
+func (x *Refusal) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+func (x *Refusal) GetWhere() string {
+	if x != nil {
+		return x.Where
+	}
+	return ""
+}
+
+func (x *Refusal) GetWhy() string {
+	if x != nil {
+		return x.Why
+	}
+	return ""
+}
+
 var File_writepath_fio_v1_spec_proto protoreflect.FileDescriptor
 
 const file_writepath_fio_v1_spec_proto_rawDesc = "" +
@@ -2048,7 +2133,7 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
 	"\x04prio\x18\f \x01(\bR\x04prio\x12 \n" +
 	"\vcompression\x18\r \x01(\x04R\vcompression\x12)\n" +
-	"\x10store_compressed\x18\x0e \x01(\bR\x0fstoreCompressed\"\xcb\x1f\n" +
+	"\x10store_compressed\x18\x0e \x01(\bR\x0fstoreCompressed\"\x83 \n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -2179,7 +2264,13 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\texit_what\x18l \x01(\rR\bexitWhat\x12%\n" +
 	"\x0everify_pattern\x18x \x01(\fR\rverifyPattern\x124\n" +
 	"\x16verify_pattern_offsets\x18y \x03(\rR\x14verifyPatternOffsets\x12%\n" +
-	"\x0ebuffer_pattern\x18z \x01(\fR\rbufferPattern*\x95\x01\n" +
+	"\x0ebuffer_pattern\x18z \x01(\fR\rbufferPattern\x126\n" +
+	"\brefusals\x18\x96\x01 \x03(\v2\x19.writepath.fio.v1.RefusalR\brefusals\"_\n" +
+	"\aRefusal\x12\x16\n" +
+	"\x06option\x18\x01 \x01(\tR\x06option\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\x12\x14\n" +
+	"\x05where\x18\x03 \x01(\tR\x05where\x12\x10\n" +
+	"\x03why\x18\x04 \x01(\tR\x03why*\x95\x01\n" +
 	"\fOutputFormat\x12\x1d\n" +
 	"\x19OUTPUT_FORMAT_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14OUTPUT_FORMAT_NORMAL\x10\x01\x12\x16\n" +
@@ -2265,7 +2356,7 @@ func file_writepath_fio_v1_spec_proto_rawDescGZIP() []byte {
 }
 
 var file_writepath_fio_v1_spec_proto_enumTypes = make([]protoimpl.EnumInfo, 8)
-var file_writepath_fio_v1_spec_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_writepath_fio_v1_spec_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_writepath_fio_v1_spec_proto_goTypes = []any{
 	(OutputFormat)(0),  // 0: writepath.fio.v1.OutputFormat
 	(ReadWrite)(0),     // 1: writepath.fio.v1.ReadWrite
@@ -2282,6 +2373,7 @@ var file_writepath_fio_v1_spec_proto_goTypes = []any{
 	(*Zone)(nil),       // 12: writepath.fio.v1.Zone
 	(*Logs)(nil),       // 13: writepath.fio.v1.Logs
 	(*Job)(nil),        // 14: writepath.fio.v1.Job
+	(*Refusal)(nil),    // 15: writepath.fio.v1.Refusal
 }
 var file_writepath_fio_v1_spec_proto_depIdxs = []int32{
 	14, // 0: writepath.fio.v1.Spec.jobs:type_name -> writepath.fio.v1.Job
@@ -2302,11 +2394,12 @@ var file_writepath_fio_v1_spec_proto_depIdxs = []int32{
 	5,  // 15: writepath.fio.v1.Job.rate_process:type_name -> writepath.fio.v1.RateProcess
 	13, // 16: writepath.fio.v1.Job.logs:type_name -> writepath.fio.v1.Logs
 	10, // 17: writepath.fio.v1.Job.trim_bs:type_name -> writepath.fio.v1.BlockSizes
-	18, // [18:18] is the sub-list for method output_type
-	18, // [18:18] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	15, // 18: writepath.fio.v1.Job.refusals:type_name -> writepath.fio.v1.Refusal
+	19, // [19:19] is the sub-list for method output_type
+	19, // [19:19] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_writepath_fio_v1_spec_proto_init() }
@@ -2320,7 +2413,7 @@ func file_writepath_fio_v1_spec_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_writepath_fio_v1_spec_proto_rawDesc), len(file_writepath_fio_v1_spec_proto_rawDesc)),
 			NumEnums:      8,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,0 +1,202 @@
+package fio
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
+)
+
+// What fio 3.33 accepts but writepath cannot run is accepted by the parser
+// and refused when the job is to run: `fio --parse-only` (and so people's
+// scripts that check job files with it) accepts fio's whole option set and
+// every engine's options, while running a job with an option writepath
+// does not honour would measure something else than fio does. So the
+// option is recorded on the job (Job.refusals, with where it was given
+// and why), --parse-only succeeds, and ParseArgs and New refuse the job
+// with one line per refusal.
+
+// runRefusal is what an option's apply returns for a value fio accepts and
+// this job cannot run with; applySetting records it instead of failing.
+type runRefusal string
+
+func (r runRefusal) Error() string { return string(r) }
+
+// fioOnly are fio 3.33's job options (aliases included) that are not in
+// the option table: accepted, refused at run time with reasonFor's reason.
+var fioOnly = setOf(`allow_file_create allow_mounted_write allrandrepeat atomic block_error_percentiles
+	blocksize_unaligned bs_is_seq_rand bs_unaligned bwavgtime cgroup cgroup_nodelete
+	cgroup_weight clocksource continue_on_error cpumask cpus_allowed_policy create_fsync create_on_open
+	create_only create_serialize dedupe_global dedupe_mode dedupe_percentage dedupe_working_set_percentage
+	disk_util error_dump exec_postrun exec_prerun exitall_on_error fadvise_hint file_append
+	file_service_type filename_format fill_device fill_fs flow_watermark gid gpu_dev_id gtod_cpu
+	hugepage-size ignore_error ignore_zone_limits iomem iomem_align iopsavgtime ioscheduler
+	job_max_open_zones kb_base latency_percentile latency_run latency_target latency_window lockfile
+	lockmem log_alternate_epoch log_alternate_epoch_clock_id log_compression_cpus
+	log_entries max_latency max_open_zones mem mem_align merge_blktrace_file
+	merge_blktrace_iters merge_blktrace_scalars nice numa_cpu_nodes numa_mem_policy offset_align opendir
+	openfiles percentage_random percentage_sequential pre_read profile rate_cycle rate_ignore_thinktime
+	ratecycle read_beyond_wp read_iolog read_iolog_chunked replay_align replay_no_stall replay_redirect
+	replay_scale replay_skip replay_time_scale rw_sequencer rwmixcycle significant_figures softrandommap
+	ss ss_dur ss_ramp stats steadystate steadystate_duration steadystate_ramp_time sync_file_range
+	thinktime_blocks_type thinktime_iotime trim_backlog trim_backlog_batch trim_percentage
+	trim_verify_zero uid unique_filename unit_base unlink_each_loop verify_async verify_async_cpus
+	verify_backlog_batch verify_offset verify_only verify_state_load verify_state_save
+	verifysort verifysort_nr write_barrier write_hint zone_reset_frequency zone_reset_threshold
+	zonecapacity zonemode zonerange zonesize zoneskip`)
+
+// engineOptions are the engine-specific options of fio 3.33's engines as
+// Debian builds it (`fio --enghelp=ENGINE`). As in fio, a name that is no
+// general option is looked up among the options of the section's engine;
+// an engine fio here cannot load has none (fio: "failed to load engine").
+var engineOptions = map[string]map[string]bool{
+	"cpuio":        setOf("cpuload cpuchunks cpumode exit_on_io_done"),
+	"mmap":         setOf("thp"),
+	"pvsync2":      setOf("hipri hipri_percentage uncached nowait"),
+	"net":          setOf("hostname port protocol nodelay listen pingpong interface ttl window_size mss"),
+	"netsplice":    setOf("hostname port protocol nodelay listen pingpong interface ttl window_size mss"),
+	"filestat":     setOf("stat_type"),
+	"exec":         setOf("program arguments grace_time std_redirect"),
+	"e4defrag":     setOf("donorname inplace"),
+	"gfapi":        setOf("volume brick single-instance"),
+	"gfapi_async":  setOf("volume brick single-instance"),
+	"mtd":          setOf("skip_bad"),
+	"sg":           setOf("hipri readfua writefua sg_write_mode stream_id"),
+	"io_uring":     setOf(uringOptions),
+	"io_uring_cmd": setOf(uringOptions),
+	"nbd":          setOf("uri"),
+	"libaio":       setOf("userspace_reap cmdprio_percentage cmdprio_class cmdprio cmdprio_bssplit nowait"),
+	"rdma":         setOf("hostname bindname port verb"),
+	"rados":        setOf("clustername pool clientname conf busy_poll touch_objects"),
+	"rbd":          setOf("clustername rbdname pool clientname busy_poll"),
+}
+
+// engineOptionValues check the engine options whose values fio 3.33
+// parses as numbers or from a fixed list (fio refuses a job file with
+// "port=[port]" even under --parse-only).
+var engineOptionValues = map[string]func(string) error{
+	"port":     func(v string) error { _, err := parseUint(v, 1, 65535); return err },
+	"verb":     oneOf("write", "read", "send", "recv"),
+	"protocol": oneOf("tcp", "tcpv6", "udp", "udpv6", "unix"),
+}
+
+func oneOf(vals ...string) func(string) error {
+	return func(v string) error {
+		for _, w := range vals {
+			if strings.TrimSpace(v) == w {
+				return nil
+			}
+		}
+		return fmt.Errorf("%q: want %s", v, strings.Join(vals, ", "))
+	}
+}
+
+const uringOptions = "hipri cmdprio_percentage cmdprio_class cmdprio cmdprio_bssplit fixedbufs registerfiles " +
+	"sqthread_poll sqthread_poll_cpu nonvectored uncached nowait force_async cmd_type"
+
+func setOf(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+// reasonFor says why a fio option not in the table cannot run here.
+func reasonFor(name string) string {
+	if why, ok := refused[name]; ok {
+		return why
+	}
+	switch {
+	case strings.HasPrefix(name, "zone") || strings.Contains(name, "open_zones") || name == "read_beyond_wp" || name == "ignore_zone_limits":
+		return refused["zonemode"]
+	case strings.HasPrefix(name, "dedupe"):
+		return refused["dedupe_percentage"]
+	case strings.HasPrefix(name, "latency_") || name == "max_latency":
+		return "latency targets (latency_target, latency_window, max_latency) are not built yet"
+	case strings.HasPrefix(name, "ss") || strings.HasPrefix(name, "steadystate"):
+		return refused["steadystate"]
+	case strings.HasPrefix(name, "replay_") || strings.HasPrefix(name, "read_iolog") || strings.HasPrefix(name, "merge_blktrace"):
+		return refused["read_iolog"]
+	case strings.HasPrefix(name, "numa_") || name == "cpus_allowed_policy" || name == "cpumask":
+		return "CPU placement beyond cpus_allowed= is not built yet"
+	case strings.HasPrefix(name, "cgroup"):
+		return refused["cgroup"]
+	case name == "ignore_error" || name == "error_dump":
+		return refused["continue_on_error"]
+	}
+	return "not built in writepath yet"
+}
+
+// engineName is the job's engine as fio names it.
+func engineName(j *fiov1.Job) string {
+	for _, r := range j.Refusals {
+		if r.Option == "ioengine" {
+			return strings.TrimSpace(r.Value)
+		}
+	}
+	for n, e := range engineNames {
+		if e == j.Ioengine {
+			return n
+		}
+	}
+	return ""
+}
+
+// refuse records that j cannot run with option=value given at where; a
+// refusal of the same option given earlier (a global's) is replaced.
+func refuse(j *fiov1.Job, option, value, where, why string) {
+	dropRefusal(j, option)
+	j.Refusals = append(j.Refusals, &fiov1.Refusal{Option: option, Value: value, Where: where, Why: why})
+}
+
+// dropRefusal forgets option's refusal: it was set again to a value the
+// job can run with.
+func dropRefusal(j *fiov1.Job, option string) {
+	out := j.Refusals[:0]
+	for _, r := range j.Refusals {
+		if r.Option != option {
+			out = append(out, r)
+		}
+	}
+	j.Refusals = out
+}
+
+// refusalErrors are the reasons the jobs cannot run, one error apiece (a
+// global's refusal once, not once per job).
+func refusalErrors(jobs []*fiov1.Job) []error {
+	var errs []error
+	seen := map[string]bool{}
+	for _, j := range jobs {
+		for _, r := range j.Refusals {
+			opt := r.Option
+			if r.Value != "" {
+				opt += "=" + r.Value
+			}
+			err := fmt.Errorf("%s: option %s: %w: %s (accepted by --parse-only, as fio; writepath cannot run it)", r.Where, opt, ErrUnsupported, r.Why)
+			if !seen[err.Error()] {
+				seen[err.Error()] = true
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errs
+}
+
+// checkRunnable is nil when the jobs can run: none carries a refusal, and
+// none misses what fio checks only when it lays the files out (so its
+// --parse-only accepts a job without size=).
+func checkRunnable(jobs []*fiov1.Job) error {
+	return errors.Join(runErrors(jobs)...)
+}
+
+func runErrors(jobs []*fiov1.Job) []error {
+	errs := refusalErrors(jobs)
+	for _, j := range jobs {
+		if j.Size == 0 && j.Filename == "" && j.SizePercent == 0 && j.Filesize == 0 && j.IoSize == 0 {
+			errs = append(errs, fmt.Errorf("%s: job %s: %w: size= is required (fio: you need to specify size=)", j.Origin, j.Name, ErrInvalidValue))
+		}
+	}
+	return errs
+}
