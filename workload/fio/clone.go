@@ -248,6 +248,7 @@ func (c *clone) nextOp() (op int, off, n uint64) {
 		}
 	}
 	c.ios++
+	c.gen.issuedIn(d)
 	if c.rate.on {
 		c.issuedRate(d, n)
 	}

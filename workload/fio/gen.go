@@ -50,6 +50,7 @@ type generator struct {
 	offRand         *rand.Rand
 	dirRand         *rand.Rand
 	bsRand          *rand.Rand
+	mix             *fioMix       // rw=rw, randrw: fio's direction choice
 	dist            *distribution // nil = uniform
 	rmap            *randMap      // nil for sequential jobs and norandommap
 }
@@ -152,10 +153,31 @@ func (g *generator) dir() int {
 	case 0:
 		return dirWrite
 	}
+	if g.mix != nil {
+		return g.mix.dir()
+	}
 	if g.dirRand.Uint32N(100) < g.readPct {
 		return dirRead
 	}
 	return dirWrite
+}
+
+// useFioMix makes a mixed job choose its directions as fio does, from
+// fio's seed for the job.
+func (g *generator) useFioMix(seed uint64) {
+	if g.readPct > 0 && g.readPct < 100 && !g.trim && !g.trimWrite {
+		g.mix = newFioMix(seed, g.readPct)
+	}
+}
+
+// issued counts an I/O handed out in direction d (as fio's io_issues,
+// which the mix follows), and takes a direction rate control chose
+// instead, as fio's rate_ddir sets rwmix_ddir.
+func (g *generator) issuedIn(d int) {
+	if g.mix != nil {
+		g.mix.issues[d]++
+		g.mix.cur = d
+	}
 }
 
 // buflen picks the next I/O's length for direction d, as fio's

@@ -87,6 +87,11 @@ func planClone(j *fiov1.Job, num, index int, cp clonePaths, env workload.Env) (*
 		}
 	}
 	c.gen = newGenerator(j, c.offset, c.size, c.seed)
+	mixSeed := c.seed
+	if j.Randrepeat {
+		mixSeed = fioSeed(j.Randseed, index+1, fioRandMixOff)
+	}
+	c.gen.useFioMix(mixSeed)
 	return c, nil
 }
 
