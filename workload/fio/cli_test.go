@@ -3,6 +3,7 @@ package fio
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -161,9 +162,10 @@ func fioPath(t *testing.T) string {
 	t.Helper()
 	p := testenv.Fio(t)
 	out, err := exec.Command(p, "--version").Output()
-	if err != nil || !strings.HasPrefix(string(out), "fio-3.33") {
-		t.Skipf("%s is %q, not fio-3.33", p, out)
+	if err == nil && !strings.HasPrefix(string(out), "fio-3.33") {
+		err = fmt.Errorf("%s is %q", p, bytes.TrimSpace(out))
 	}
+	testenv.Need(t, "fio 3.33 (the peer)", err)
 	return p
 }
 
