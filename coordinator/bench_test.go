@@ -18,8 +18,9 @@ const benchWorkers = 1000
 
 // fleetIntervals builds one 1 s interval per worker: 5,000 write latencies
 // each (a 5k IOPS host), log-normal around 200 µs with a tail to ~50 ms,
-// encoded as a worker would send them and round-tripped through the wire.
-func fleetIntervals(b *testing.B, at time.Time) []*writepathv1.Interval {
+// encoded as a worker would send them (sparse: as this coordinator asks;
+// else HDR's V2, as workers before it) and round-tripped through the wire.
+func fleetIntervals(b *testing.B, at time.Time, sparse bool) []*writepathv1.Interval {
 	rng := rand.New(rand.NewPCG(3, 4))
 	out := make([]*writepathv1.Interval, benchWorkers)
 	for i := range out {
@@ -27,11 +28,15 @@ func fleetIntervals(b *testing.B, at time.Time) []*writepathv1.Interval {
 		for j := range vals {
 			vals[j] = int64(200e3 * (0.2 + rng.ExpFloat64()*rng.ExpFloat64()))
 		}
-		wire, err := proto.Marshal(workerInterval(b, 0, at, time.Second, vals))
+		iv := workerInterval(b, 0, at, time.Second, vals)
+		if sparse {
+			iv.Ops[0].Hdr = sparseOf(b, iv.GetOps()[0].GetHdr())
+		}
+		wire, err := proto.Marshal(iv)
 		if err != nil {
 			b.Fatal(err)
 		}
-		iv := &writepathv1.Interval{}
+		iv = &writepathv1.Interval{}
 		if err := proto.Unmarshal(wire, iv); err != nil {
 			b.Fatal(err)
 		}
@@ -45,10 +50,17 @@ func fleetIntervals(b *testing.B, at time.Time) []*writepathv1.Interval {
 // histograms (size and geometry checks), merge exactly, encode the merged
 // histogram, and commit the merged interval with all 1,000 worker
 // snapshots to bbolt (one fsync), until it is published. One op = one
-// interval.
+// interval. Sub-benchmarks: the workers' histograms in the sparse wire
+// encoding (what this coordinator asks for) and in HDR's V2 (workers
+// before it).
 func BenchmarkMergePersist1000Workers(b *testing.B) {
+	b.Run("sparse", func(b *testing.B) { benchMergePersist(b, true) })
+	b.Run("hdr-v2", func(b *testing.B) { benchMergePersist(b, false) })
+}
+
+func benchMergePersist(b *testing.B, sparse bool) {
 	at := time.Unix(1000, 0)
-	ivs := fleetIntervals(b, at)
+	ivs := fleetIntervals(b, at, sparse)
 	names := make([]string, benchWorkers)
 	for i := range names {
 		names[i] = "worker-" + string(rune('a'+i%26)) + "-" + itoa(i)

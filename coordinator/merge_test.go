@@ -46,6 +46,16 @@ func workerInterval(t testing.TB, seq uint32, at time.Time, d time.Duration, val
 		Counters: map[string]int64{"write_bytes": int64(len(values)) * 4096}, Gauges: map[string]int64{"threads": 2}}
 }
 
+// sparseOf re-encodes a V2 histogram in the sparse wire encoding.
+func sparseOf(t testing.TB, v2 []byte) []byte {
+	t.Helper()
+	h, err := hist.Decode(v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.EncodeSparse()
+}
+
 func addOrFail(t *testing.T, m *phaseMerge, worker string, iv *writepathv1.Interval, now time.Time) {
 	t.Helper()
 	var dec hist.Decoder
@@ -59,8 +69,10 @@ func addOrFail(t *testing.T, m *phaseMerge, worker string, iv *writepathv1.Inter
 }
 
 // TestMergeIsUnionOfWorkers: N workers' intervals with known samples merge
-// into the histogram of the union (percentiles, min, max, count exact);
-// counters and gauges sum.
+// into the histogram of the union (percentiles, min, max, count exact),
+// whether a worker sent the sparse wire encoding (as this coordinator
+// asks) or HDR's V2 (workers before it); counters and gauges sum; the
+// merged interval is published in V2.
 func TestMergeIsUnionOfWorkers(t *testing.T) {
 	at, d := time.Unix(1000, 0), time.Second
 	var published []*writepathv1.MergedInterval
@@ -75,13 +87,20 @@ func TestMergeIsUnionOfWorkers(t *testing.T) {
 			vals[j] = int64(1e3 * (1 + rng.ExpFloat64()*float64(i+1)*50))
 			union.Record(vals[j])
 		}
-		addOrFail(t, m, w, workerInterval(t, 0, at, d, vals), at.Add(d))
+		iv := workerInterval(t, 0, at, d, vals)
+		if i%2 == 0 {
+			iv.Ops[0].Hdr = sparseOf(t, iv.GetOps()[0].GetHdr())
+		}
+		addOrFail(t, m, w, iv, at.Add(d))
 	}
 	m.sync()
 	if len(published) != 1 {
 		t.Fatalf("published %d intervals after every worker reported; want 1", len(published))
 	}
 	mi := published[0]
+	if hist.IsSparseEncoding(mi.GetOps()[0].GetHdr()) {
+		t.Errorf("merged interval published in the sparse wire encoding; want HDR's V2")
+	}
 	got, err := hist.Decode(mi.GetOps()[0].GetHdr())
 	if err != nil {
 		t.Fatal(err)
@@ -124,12 +143,18 @@ func TestMergeBoundedWait(t *testing.T) {
 	if len(published) != 1 || len(published[0].GetMissing()) != 1 || published[0].GetMissing()[0] != "c" {
 		t.Fatalf("at the deadline: published %v; want interval 0 missing [c]", published)
 	}
-	// c's snapshot arrives late: merged into the stored interval.
-	addOrFail(t, m, "c", workerInterval(t, 0, at, d, []int64{3000}), at.Add(2*d))
+	// c's snapshot arrives late, in the sparse wire encoding: merged into
+	// the stored interval, which stays in V2.
+	late := workerInterval(t, 0, at, d, []int64{3000})
+	late.Ops[0].Hdr = sparseOf(t, late.GetOps()[0].GetHdr())
+	addOrFail(t, m, "c", late, at.Add(2*d))
 	m.sync()
 	stored, err := st.GetInterval("r", 0, 0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if hist.IsSparseEncoding(stored.GetOps()[0].GetHdr()) {
+		t.Errorf("stored merged interval in the sparse wire encoding; want HDR's V2")
 	}
 	if stored.GetStats()[0].GetCount() != 3 || stored.GetLate() != 1 || len(stored.GetMissing()) != 0 || len(stored.GetReporting()) != 3 {
 		t.Errorf("stored after late snapshot = %v; want count 3, late 1, none missing", stored)

@@ -68,7 +68,7 @@ func (r *run) assign(p *phaseRun, rec *writepathv1.Run, placed []string) {
 		a := &writepathv1.Assign{RunId: r.id, Phase: p.name, Spec: rec.GetSpec().GetSpec(),
 			ShardIndex: uint32(i), ShardCount: uint32(len(placed)),
 			Interval: durationpb.New(r.d), Measured: ph.GetMeasured(), Host: rec.GetSpec().GetHost(),
-			Disk: rec.GetSpec().GetDisk()}
+			Disk: rec.GetSpec().GetDisk(), SparseHistograms: true}
 		if !r.sendTo(w, &writepathv1.ConnectResponse{Msg: &writepathv1.ConnectResponse_Assign{Assign: a}}) {
 			r.lose(p, w, "not connected at assignment")
 		}

@@ -154,9 +154,10 @@ func appendZigZag(b []byte, v int64) []byte {
 // decoders serve Decode (a cache: the inflater is reused).
 var decoders = sync.Pool{New: func() any { return &Decoder{} }}
 
-// Decode parses an encoded histogram after checking its size and that its
-// header declares exactly the shared geometry, so a hostile payload can
-// neither allocate a huge counts array nor merge inexactly.
+// Decode parses an encoded histogram (HDR's compressed V2 encoding or the
+// sparse wire encoding) after checking its size and that its header
+// declares exactly the shared geometry, so a hostile payload can neither
+// allocate a huge counts array nor merge inexactly.
 func Decode(b []byte) (*Histogram, error) {
 	d := decoders.Get().(*Decoder)
 	defer func() { d.Reset(); decoders.Put(d) }()

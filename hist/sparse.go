@@ -66,11 +66,19 @@ func (d *Decoder) next() *Sparse {
 	return s
 }
 
-// DecodeSparse parses an encoded histogram with the same size and geometry
-// checks as Decode, and checks the payload against the geometry.
+// DecodeSparse parses an encoded histogram, in HDR's compressed V2 encoding
+// or the sparse wire encoding, with the same size and geometry checks as
+// Decode, and checks the payload against the geometry.
 func (d *Decoder) DecodeSparse(b []byte) (*Sparse, error) {
 	if len(b) > MaxEncodedSize {
 		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrBadEncoding, len(b), MaxEncodedSize)
+	}
+	if IsSparseEncoding(b) {
+		s := d.next()
+		if err := parseSparseWire(s, b); err != nil {
+			return nil, err
+		}
+		return s, nil
 	}
 	compressed, err := d.unwrap(b)
 	if err != nil {

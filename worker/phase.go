@@ -16,6 +16,7 @@ type phase struct {
 	shard       workload.Shard
 	d           time.Duration
 	measured    bool
+	sparse      bool       // send histograms in hist's sparse wire encoding (Assign.sparse_histograms)
 	trace       PhaseTrace // nil unless a Tracer started for this measured phase
 	disk        *writepathv1.DiskSpec
 	ctx         context.Context
@@ -63,7 +64,7 @@ func (s *session) assign(a *writepathv1.Assign) {
 	}
 	ready.Host = host.results()
 	ctx, cancel := context.WithCancelCause(s.ctx)
-	p := &phase{runID: a.GetRunId(), name: a.GetPhase(), wl: wl, d: d, measured: a.GetMeasured(), disk: a.GetDisk(),
+	p := &phase{runID: a.GetRunId(), name: a.GetPhase(), wl: wl, d: d, measured: a.GetMeasured(), sparse: a.GetSparseHistograms(), disk: a.GetDisk(),
 		shard: workload.Shard{Index: int(a.GetShardIndex()), Count: int(a.GetShardCount())}, ctx: ctx, cancel: cancel, host: host}
 	s.mu.Lock()
 	old := s.mu.phases[a.GetRunId()]

@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/writepath/writepath/hist"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/workload"
 )
@@ -164,16 +165,18 @@ func (s *session) tickUntilDone(p *phase, rec *workload.Recorder, tel Telemetry,
 	}
 }
 
-// interval encodes and sends one snapshot. Encoding cannot fail for a
-// histogram of the shared geometry; if it does, the op is skipped and
-// logged rather than the whole interval lost.
+// interval encodes and sends one snapshot: in the sparse wire encoding
+// when the coordinator asked for it (cheaper here too: no deflate), else
+// HDR's V2. Encoding cannot fail for a histogram of the shared geometry;
+// if it does, the op is skipped and logged rather than the whole interval
+// lost.
 func (s *session) interval(p *phase, seq uint32, snap workload.Snapshot, tel Telemetry) {
 	traced, counters := s.traceInterval(p, p.trace, snap.Counters)
 	iv := &writepathv1.Interval{RunId: p.runID, Phase: p.name, Seq: seq,
 		Start: timestamppb.New(snap.Start), End: timestamppb.New(snap.End),
 		Counters: counters, Gauges: snap.Gauges, Telemetry: telemetryProto(tel, snap.End)}
 	for _, op := range snap.OpNames() {
-		b, err := snap.Ops[op].Encode()
+		b, err := encodeOp(snap.Ops[op], p.sparse)
 		if err != nil {
 			s.w.cfg.Log.Error("encode histogram", "run", iv.GetRunId(), "phase", iv.GetPhase(), "op", op, "err", err)
 			continue
@@ -184,6 +187,13 @@ func (s *session) interval(p *phase, seq uint32, snap workload.Snapshot, tel Tel
 	if err := s.send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_Interval{Interval: iv}}); err != nil {
 		s.w.cfg.Log.Warn("send interval", "run", iv.GetRunId(), "phase", iv.GetPhase(), "seq", seq, "err", err)
 	}
+}
+
+func encodeOp(h *hist.Histogram, sparse bool) ([]byte, error) {
+	if sparse {
+		return h.EncodeSparse(), nil
+	}
+	return h.Encode()
 }
 
 func sleepUntil(ctx context.Context, t time.Time) bool {

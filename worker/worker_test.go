@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/anypb"
 
+	"github.com/writepath/writepath/hist"
 	"github.com/writepath/writepath/internal/fabrictest/testkind"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/telemetry/diskstats"
@@ -56,6 +57,32 @@ func TestBuildRefusesUnknownAndInvalid(t *testing.T) {
 func TestNewNeedsCoordinator(t *testing.T) {
 	if _, err := New(Config{Name: "w"}); err == nil {
 		t.Errorf("New without a coordinator address succeeded")
+	}
+}
+
+// TestEncodeOpFollowsAssign: a worker sends the sparse wire encoding only
+// to a coordinator that asked (Assign.sparse_histograms); one before it
+// reads HDR's V2 only. Both decode to the same histogram.
+func TestEncodeOpFollowsAssign(t *testing.T) {
+	h := hist.New()
+	for v := range int64(2000) {
+		h.Record(1000 + v*v)
+	}
+	for _, sparse := range []bool{false, true} {
+		b, err := encodeOp(h, sparse)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hist.IsSparseEncoding(b) != sparse {
+			t.Errorf("asked sparse %v: sent sparse %v", sparse, hist.IsSparseEncoding(b))
+		}
+		got, err := hist.Decode(b)
+		if err != nil {
+			t.Fatalf("asked sparse %v: %v", sparse, err)
+		}
+		if got.Count() != h.Count() || got.Percentile(99) != h.Percentile(99) {
+			t.Errorf("asked sparse %v: decodes to count %d p99 %d; want %d, %d", sparse, got.Count(), got.Percentile(99), h.Count(), h.Percentile(99))
+		}
 	}
 }
 

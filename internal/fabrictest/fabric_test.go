@@ -130,7 +130,8 @@ func TestThreeWorkerRunMergesExactly(t *testing.T) {
 }
 
 // checkWorkerSnapshots: each worker's own stored snapshots hold exactly its
-// shard's samples.
+// shard's samples, sent in the sparse wire encoding the coordinator asked
+// for.
 func checkWorkerSnapshots(t *testing.T, got *fabrictest.Stored, spec testkind.Spec) {
 	t.Helper()
 	per := map[string]*hist.Histogram{}
@@ -139,6 +140,9 @@ func checkWorkerSnapshots(t *testing.T, got *fabrictest.Stored, spec testkind.Sp
 			per[wi.GetWorker()] = hist.New()
 		}
 		for _, o := range wi.GetInterval().GetOps() {
+			if !hist.IsSparseEncoding(o.GetHdr()) {
+				t.Errorf("worker %s interval %d op %s: not in the sparse wire encoding", wi.GetWorker(), wi.GetInterval().GetSeq(), o.GetOp())
+			}
 			h, err := hist.Decode(o.GetHdr())
 			if err != nil {
 				t.Fatal(err)

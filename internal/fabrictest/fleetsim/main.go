@@ -67,7 +67,7 @@ func run(addr string, n, perConn, seconds, pid int) error {
 			}
 			conns = append(conns, c)
 		}
-		w := &simWorker{name: fmt.Sprintf("sim-%04d", i), hdr: payloads[i%len(payloads)]}
+		w := &simWorker{name: fmt.Sprintf("sim-%04d", i), hdr: payloads[i%len(payloads)].hdr, sparse: payloads[i%len(payloads)].sparse}
 		// The connection is chosen here, not in the goroutine: one that
 		// starts late (a loaded machine) would read a later conns and pile
 		// onto the newest connection past its 100 concurrent streams,
@@ -223,16 +223,20 @@ func report(pid int, what string) {
 	fmt.Println(what, strings.Join(out, ", "))
 }
 
+// payload is one histogram in both encodings a worker may send.
+type payload struct{ hdr, sparse []byte }
+
 // histograms returns k encoded 1 s histograms of 5,000 writes each.
-func histograms(k int) [][]byte {
+func histograms(k int) []payload {
 	rng := rand.New(rand.NewPCG(1, 2))
-	out := make([][]byte, k)
+	out := make([]payload, k)
 	for i := range out {
 		h := hist.New()
 		for range 5000 {
 			h.Record(int64(200e3 * (0.2 + rng.ExpFloat64()*rng.ExpFloat64())))
 		}
-		out[i], _ = h.Encode()
+		out[i].hdr, _ = h.Encode()
+		out[i].sparse = h.EncodeSparse()
 	}
 	return out
 }

@@ -15,7 +15,8 @@ import (
 // accepts any spec of simKind and streams the same histogram every second.
 type simWorker struct {
 	name   string
-	hdr    []byte
+	hdr    []byte     // HDR's V2
+	sparse []byte     // the same histogram in hist's sparse wire encoding
 	mu     sync.Mutex // serialises sends
 	stream writepathv1.WorkerService_ConnectClient
 	wg     sync.WaitGroup
@@ -65,6 +66,10 @@ func (w *simWorker) serve(ctx context.Context, c writepathv1.WorkerServiceClient
 func (w *simWorker) stream1(ctx context.Context, a *writepathv1.Assign, at time.Time) {
 	n, _ := strconv.Atoi(string(a.GetSpec().GetValue()))
 	d := a.GetInterval().AsDuration()
+	enc := w.hdr // as a worker: the encoding its coordinator asks for
+	if a.GetSparseHistograms() {
+		enc = w.sparse
+	}
 	for k := range n {
 		end := at.Add(time.Duration(k+1) * d)
 		select {
@@ -75,7 +80,7 @@ func (w *simWorker) stream1(ctx context.Context, a *writepathv1.Assign, at time.
 		w.send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_Interval{Interval: &writepathv1.Interval{
 			RunId: a.GetRunId(), Phase: a.GetPhase(), Seq: uint32(k),
 			Start: timestamppb.New(end.Add(-d)), End: timestamppb.New(end),
-			Ops:      []*writepathv1.OpHistogram{{Op: "write", Hdr: w.hdr}},
+			Ops:      []*writepathv1.OpHistogram{{Op: "write", Hdr: enc}},
 			Counters: map[string]int64{"write_bytes": 5000 * 4096}, Gauges: map[string]int64{"threads": 4}}}})
 	}
 	w.send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_PhaseDone{PhaseDone: &writepathv1.PhaseDone{

@@ -209,9 +209,12 @@ func (x *KindInfo) GetPhases() []*PhaseInfo {
 	return nil
 }
 
-// OpHistogram is one operation's latency histogram (nanoseconds) in
-// HdrHistogram's compressed V2 encoding, with the shared geometry of package
-// hist.
+// OpHistogram is one operation's latency histogram (nanoseconds) with the
+// shared geometry of package hist, in HdrHistogram's compressed V2 encoding
+// (base64 text) or, in a worker's interval when its Assign asked for it,
+// hist's sparse wire encoding (first byte 0x01: the populated buckets as
+// varints, cheap to decode). Merged intervals, worker totals and anything
+// exported keep the V2 encoding.
 type OpHistogram struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Op            string                 `protobuf:"bytes,1,opt,name=op,proto3" json:"op,omitempty"`
