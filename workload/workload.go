@@ -289,6 +289,21 @@ type Meta struct {
 	// for commands that print more of a campaign's runs than its table
 	// (the quickstart).
 	Text func(summary []byte) (string, error)
+	// Secrets are the kind's options whose values must never be stored
+	// with a run (oltp's --mysql-password): commands refuse them towards a
+	// coordinator and in campaign files, and on an embedded fabric pass
+	// the value in a private file named by the option's File twin.
+	Secrets []Secret
+}
+
+// Secret is an option carrying a secret and its twin naming a file that
+// holds it, both without their dashes ("mysql-password",
+// "mysql-password-file"); '-' and '_' are the same within a name, as in
+// sysbench's options.
+type Secret struct {
+	Option, File string
+	// What is what the value is, for messages ("password").
+	What string
 }
 
 // FrontEnd names the command that runs a kind's arguments in the order,

@@ -217,7 +217,7 @@ func buildKindSpec(kind string) client.SpecBuilder {
 		if !ok || meta.FromArgs == nil {
 			return nil, fmt.Errorf("kind %s is not linked or takes no options", kind)
 		}
-		if err := refuseStoredPassword(args); err != nil {
+		if err := refuseStoredSecrets(meta.Secrets, args); err != nil {
 			return nil, err
 		}
 		b, err := meta.FromArgs(args)

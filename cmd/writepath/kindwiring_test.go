@@ -122,3 +122,21 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestSecretsAreTheKinds: the options refused towards a store are those
+// the kind declares (Meta.Secrets), crash's load included, with the
+// message that names the option and its file twin.
+func TestSecretsAreTheKinds(t *testing.T) {
+	const msg = "campaign: --mysql-password would be stored with the run in the coordinator's file and shown by `runs show --json`; " +
+		"put the password in a file (mode 0600) on each worker, inside its allowed paths, and give --mysql-password-file PATH"
+	for _, kind := range []string{"oltp", "crash"} {
+		_, err := buildKindSpec(kind)([]string{"--mysql-password=x"})
+		if err == nil || err.Error() != msg {
+			t.Errorf("%s campaign cell with --mysql-password: %v; want %q", kind, err, msg)
+		}
+	}
+	fio, _ := workload.ByName("fio")
+	if out, _, err := sealSecrets(fio.Secrets, []string{"--mysql-password=x"}, false); err != nil || len(out) != 1 {
+		t.Errorf("fio declares no secret, yet --mysql-password was taken for one: %q, %v", out, err)
+	}
+}

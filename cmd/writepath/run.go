@@ -156,7 +156,7 @@ func runKind(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			kindArgs = newArgs
 		}
 	}
-	kindArgs, unseal, err := sealPassword(kindArgs, o.conn.coordinator == "")
+	kindArgs, unseal, err := sealSecrets(meta.Secrets, kindArgs, o.conn.coordinator == "")
 	if err != nil {
 		return err
 	}

@@ -6,63 +6,79 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/writepath/writepath/workload"
 )
 
-// errPasswordStored refuses a --mysql-password that would end up in a
-// coordinator's store (the run's spec, a campaign's file).
-var errPasswordStored = errors.New("--mysql-password would be stored with the run in the coordinator's file and shown by `runs show --json`; " +
-	"put the password in a file (mode 0600) on each worker, inside its allowed paths, and give --mysql-password-file PATH")
+// errSecretStored refuses a secret option (a kind's Meta.Secrets: oltp's
+// --mysql-password) that would end up in a coordinator's store (the run's
+// spec, a campaign's file).
+var errSecretStored = errors.New("would be stored with the run in the coordinator's file and shown by `runs show --json`")
 
-// isPasswordArg reports whether a is --mysql-password[=...] (either
-// spelling of sysbench's dashes), and whether the value is in a itself.
-func isPasswordArg(a string) (yes, inline bool) {
-	name, _, inline := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-	return strings.HasPrefix(a, "--") && strings.ReplaceAll(name, "_", "-") == "mysql-password", inline
+func secretStored(s workload.Secret) error {
+	return fmt.Errorf("--%s %w; put the %s in a file (mode 0600) on each worker, inside its allowed paths, and give --%s PATH",
+		s.Option, errSecretStored, s.What, s.File)
 }
 
-// sealPassword keeps a --mysql-password out of the spec: on the embedded
-// fabric it goes into a private file (a 0700 directory, mode 0600, removed
-// by cleanup) named by --mysql-password-file instead, which the embedded
-// workers read in memory when the phase runs; towards a coordinator it is
-// refused, since the spec would be stored there.
-func sealPassword(args []string, embedded bool) (out []string, cleanup func(), err error) {
+// secretArg returns the secret a is, as --NAME[=...] in either spelling
+// of sysbench's dashes, and whether the value is in a itself.
+func secretArg(secrets []workload.Secret, a string) (s workload.Secret, yes, inline bool) {
+	if !strings.HasPrefix(a, "--") {
+		return s, false, false
+	}
+	name, _, inline := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+	name = strings.ReplaceAll(name, "_", "-")
+	for _, s := range secrets {
+		if name == strings.ReplaceAll(s.Option, "_", "-") {
+			return s, true, inline
+		}
+	}
+	return s, false, false
+}
+
+// sealSecrets keeps a kind's secret options out of the spec: on the
+// embedded fabric each value goes into a private file (a 0700 directory,
+// mode 0600, removed by cleanup) named by the option's file twin instead,
+// which the embedded workers read in memory when the phase runs; towards
+// a coordinator it is refused, since the spec would be stored there.
+func sealSecrets(secrets []workload.Secret, args []string, embedded bool) (out []string, cleanup func(), err error) {
 	cleanup = func() {}
 	for i := 0; i < len(args); i++ {
-		yes, inline := isPasswordArg(args[i])
+		s, yes, inline := secretArg(secrets, args[i])
 		if !yes {
 			out = append(out, args[i])
 			continue
 		}
 		if !embedded {
-			return nil, cleanup, errPasswordStored
+			return nil, cleanup, secretStored(s)
 		}
-		_, pw, _ := strings.Cut(args[i], "=")
+		_, v, _ := strings.Cut(args[i], "=")
 		if !inline && i+1 < len(args) {
 			i++
-			pw = args[i]
+			v = args[i]
 		}
 		dir, err := os.MkdirTemp("", "wp-pw-")
 		if err != nil {
-			return nil, cleanup, fmt.Errorf("--mysql-password: %w", err)
+			return nil, cleanup, fmt.Errorf("--%s: %w", s.Option, err)
 		}
 		prev := cleanup
 		cleanup = func() { prev(); os.RemoveAll(dir) }
-		file := filepath.Join(dir, "password")
-		if err := os.WriteFile(file, []byte(pw+"\n"), 0o600); err != nil {
+		file := filepath.Join(dir, s.What)
+		if err := os.WriteFile(file, []byte(v+"\n"), 0o600); err != nil {
 			cleanup()
-			return nil, func() {}, fmt.Errorf("--mysql-password: %w", err)
+			return nil, func() {}, fmt.Errorf("--%s: %w", s.Option, err)
 		}
-		out = append(out, "--mysql-password-file="+file)
+		out = append(out, "--"+s.File+"="+file)
 	}
 	return out, cleanup, nil
 }
 
-// refuseStoredPassword refuses a campaign that names --mysql-password:
-// its file is stored verbatim with the campaign.
-func refuseStoredPassword(args []string) error {
+// refuseStoredSecrets refuses a campaign that names a secret option: its
+// file is stored verbatim with the campaign.
+func refuseStoredSecrets(secrets []workload.Secret, args []string) error {
 	for _, a := range args {
-		if yes, _ := isPasswordArg(a); yes {
-			return fmt.Errorf("campaign: %w", errPasswordStored)
+		if s, yes, _ := secretArg(secrets, a); yes {
+			return fmt.Errorf("campaign: %w", secretStored(s))
 		}
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/writepath/writepath/internal/testenv"
 	"github.com/writepath/writepath/mysqld"
+	"github.com/writepath/writepath/workload/oltp"
 )
 
 // TestPasswordNeverStored (issue 13, point 10): `run oltp --mysql-password`
@@ -66,16 +67,16 @@ func TestPasswordNeverStored(t *testing.T) {
 		}
 	}
 	err = runKind(ctx, []string{"oltp", "--coordinator", "127.0.0.1:1", "--mysql-password=" + pw}, &out, &errOut)
-	if !errors.Is(err, errPasswordStored) {
-		t.Errorf("run oltp --coordinator ... --mysql-password: %v; want refused (errPasswordStored)", err)
+	if !errors.Is(err, errSecretStored) {
+		t.Errorf("run oltp --coordinator ... --mysql-password: %v; want refused (errSecretStored)", err)
 	}
-	if _, err := buildKindSpec("oltp")([]string{"--mysql_password=x"}); !errors.Is(err, errPasswordStored) {
+	if _, err := buildKindSpec("oltp")([]string{"--mysql_password=x"}); !errors.Is(err, errSecretStored) {
 		t.Errorf("campaign cell with --mysql_password: %v; want refused", err)
 	}
 }
 
 func TestSealPassword(t *testing.T) {
-	out, cleanup, err := sealPassword([]string{"--tables=1", "--mysql-password", "p w", "--mysql_password=q"}, true)
+	out, cleanup, err := sealSecrets(oltp.Secrets(), []string{"--tables=1", "--mysql-password", "p w", "--mysql_password=q"}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	crashv1 "github.com/writepath/writepath/proto/writepath/crash/v1"
 	"github.com/writepath/writepath/workload"
+	"github.com/writepath/writepath/workload/oltp"
 )
 
 // Kind is the type URL of the crash spec.
@@ -31,6 +32,7 @@ func init() {
 		Figures:     Figures,
 		Timeline:    Timelines,
 		Text:        SummaryText,
+		Secrets:     oltp.Secrets(), // the load's options are oltp's
 	})
 }
 

@@ -40,7 +40,15 @@ func init() {
 		Help:     Help,
 		Local:    Sandbox,
 		FrontEnd: &workload.FrontEnd{Name: "sysbench", Takes: sysbenchOrder},
+		Secrets:  Secrets(),
 	})
+}
+
+// Secrets are the oltp options that must never be stored with a run:
+// --mysql-password, whose twin --mysql-password-file names a file on the
+// worker (workload.Meta.Secrets; the crash kind's load takes it too).
+func Secrets() []workload.Secret {
+	return []workload.Secret{{Option: "mysql-password", File: "mysql-password-file", What: "password"}}
 }
 
 // sysbenchOrder reports whether oltp arguments are in sysbench's order:
