@@ -185,8 +185,9 @@ func (o *localCampaignFlags) start(spec *campaign.Spec, plans []*writepathv1.Cam
 }
 
 // setup prepares what the workload needs locally before its specs are
-// built: for oltp without --mysql-* options or a managed server, a sandbox
-// server whose connection options are added to every cell.
+// built (the kind's Meta.Local: oltp's sandbox server when no --mysql-*
+// option or managed server is named), whose extra options are added to
+// every cell.
 func (o *localCampaignFlags) setup(ctx context.Context, spec *campaign.Spec, stderr io.Writer) ([]string, func(), error) {
 	meta, ok := workload.ByName(spec.Workload)
 	if !ok || meta.Local == nil {
