@@ -307,50 +307,6 @@ func (c *clone) syncDue() bool {
 	return true
 }
 
-// complete accounts one finished read or write of want bytes that moved n
-// (times in ns since base).
-func (c *clone) complete(d int, start, issue, end, n, want int64, off uint64, async bool) {
-	if !c.recording {
-		return
-	}
-	if c.logging {
-		c.logIO(d, start, issue, end, uint64(n), off, async)
-	}
-	ds := &c.st.dir[d]
-	clat := end - issue
-	if !c.job.DisableClat {
-		ds.clat.Record(clat)
-		ds.clatSum += clat
-	}
-	if !c.job.DisableLat {
-		ds.lat.Record(end - start)
-		ds.latSum += end - start
-	}
-	if async && !c.job.DisableSlat {
-		ds.slat.Record(issue - start)
-		ds.slatSum += issue - start
-	}
-	if ds.prio != nil {
-		// fio's clat_prio stats hold lat with lat_percentiles, else clat.
-		v := clat
-		if c.job.LatPercentiles {
-			v = end - start
-		}
-		p := &ds.prio[c.prioIdx]
-		p.h.Record(v)
-		p.sum += v
-	}
-	ds.ios++
-	ds.bytes += n
-	ds.winBytes += n
-	ds.winIOs++
-	if n < want {
-		ds.short++
-	}
-	c.h[d].Record(clat)
-	c.bytes[d].Add(n)
-}
-
 // doSync issues the blocking fsync/fdatasync that fsync=N asks for, and
 // records its latency.
 func (c *clone) doSync() error {
@@ -374,19 +330,6 @@ func (c *clone) doSync() error {
 
 func (c *clone) syncError(err error) error {
 	return fmt.Errorf("job %s: sync %s: %w", c.job.Name, c.path, err)
-}
-
-// completeSync accounts one finished fsync/fdatasync.
-func (c *clone) completeSync(start, end int64) {
-	if c.recording {
-		c.st.syncLat.Record(end - start)
-		if c.datasync {
-			c.st.datasyncIOs++
-		} else {
-			c.st.syncIOs++
-		}
-		c.h[opSync].Record(end - start)
-	}
 }
 
 // sleepCtx waits d or until ctx is done.

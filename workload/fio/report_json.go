@@ -93,7 +93,7 @@ func jobJSON(e entry, v *view, plus bool) obj {
 		kv{"iodepth_submit", bucketsJSON(st.submit, st.submits, batchLabels, false)},
 		kv{"iodepth_complete", bucketsJSON(st.complete, st.completes, batchLabels, false)},
 	)
-	lat := latencyOf(st)
+	lat := st.done
 	o = append(o,
 		kv{"latency_ns", latBucketsJSON(lat, 1, nsLabels)},
 		kv{"latency_us", latBucketsJSON(lat, 1e3, nsLabels)},
@@ -247,18 +247,6 @@ func bucketsJSON(b depthBuckets, total int64, labels []string, _ bool) obj {
 		o = append(o, kv{l, v})
 	}
 	return o
-}
-
-// latencyOf merges the read and write completion latencies: fio's
-// latency_* distribution (io_u_mark_latency) counts every completed read
-// and write by its clat.
-func latencyOf(st *jobStats) *hist.Histogram {
-	h := hist.New()
-	for d := range st.dir {
-		// Cannot drop: one geometry, and counts far below overflow.
-		_ = h.Merge(st.dir[d].clat)
-	}
-	return h
 }
 
 // latBucketsJSON spreads the latencies in [unit, 1000*unit) (or, for the ms

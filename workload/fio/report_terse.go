@@ -47,7 +47,7 @@ func terseEntry(b *bufio.Writer, e *entry, v *view, agg [nDirs]float64) {
 	for i := range levelLabels {
 		fmt.Fprintf(b, ";%3.1f%%", share(st.level[i], st.submits))
 	}
-	lat := latencyOf(st)
+	lat := st.done
 	us := latShares(lat, 1e3, nsLabels)
 	ns := latShares(lat, 1, nsLabels)
 	for _, v := range ns {

@@ -72,7 +72,7 @@ func textEntry(b *bufio.Writer, e entry, v *view) {
 			textDir(b, e, d)
 		}
 	}
-	textLatDist(b, latencyOf(e.st))
+	textLatDist(b, e.st.done)
 	if e.st.syncLat.Count() > 0 {
 		b.WriteString("  fsync/fdatasync/sync_file_range:\n")
 		textLat(b, "    sync", e.st.syncLat)

@@ -58,7 +58,7 @@ func plan(spec *fiov1.Spec, env workload.Env) ([]*clone, []string, error) {
 func planClone(j *fiov1.Job, num, index int, cp clonePaths, env workload.Env) (*clone, error) {
 	dir, path := cp.dir, cp.file.String()
 	c := &clone{job: j, num: num, index: index, file: cp.file, path: path, size: j.Size, fd: -1,
-		seed: cloneSeed(j.Randseed, index, env.Shard), st: newJobStats(), number: j.NumberIos, offset: cloneOffset(j, num), env: env}
+		seed: cloneSeed(j.Randseed, index, env.Shard), st: newCloneStats(), number: j.NumberIos, offset: cloneOffset(j, num), env: env}
 	if j.Filesize > 0 {
 		c.size = j.Filesize
 	}
@@ -227,11 +227,11 @@ func execute(ctx context.Context, clones []*clone, notes []string, env workload.
 	}
 	before := readDiskStats(devs)
 	defer enoughProcs(len(clones))()
-	runClones(ctx, clones, rec, log)
+	merr := measure(ctx, clones, rec, log, res.start)
 	res.elapsed = time.Since(res.start)
 	res.disks = diskDelta(before, readDiskStats(devs), res.elapsed)
 	res.notes = notes
-	var errs []error
+	errs := []error{merr}
 	for _, c := range clones {
 		res.notes = append(res.notes, c.notes...)
 		errs = append(errs, c.err)
@@ -509,26 +509,6 @@ func openClone(c *clone) error {
 		return fmt.Errorf("job %s: %w", j.Name, err)
 	}
 	return nil
-}
-
-// attachHandles gives the clone its own Recorder handles, one per
-// operation it performs.
-func attachHandles(c *clone, rec *workload.Recorder) {
-	if c.does(dirRead) || c.verify != nil {
-		c.h[dirRead] = rec.Handle("read")
-		c.bytes[dirRead] = rec.Counter("read_bytes")
-	}
-	if c.does(dirWrite) {
-		c.h[dirWrite] = rec.Handle("write")
-		c.bytes[dirWrite] = rec.Counter("write_bytes")
-		if c.job.Fsync > 0 || c.job.Fdatasync > 0 || c.job.EndFsync {
-			c.h[opSync] = rec.Handle("sync")
-		}
-	}
-	if c.does(dirTrim) {
-		c.h[dirTrim] = rec.Handle("trim")
-		c.bytes[dirTrim] = rec.Counter("trim_bytes")
-	}
 }
 
 func closeAll(clones []*clone) {

@@ -13,15 +13,19 @@ const sampleWindow = 500 * time.Millisecond
 
 // dirStats are one direction's cumulative results. Latencies are ns.
 type dirStats struct {
+	// clat, lat and slat are the Recorder's (a clone's handle view, see
+	// collect): nil while a clone runs, which books them in its handle.
 	clat, lat, slat *hist.Histogram
 	// sums of clat, lat and slat in ns: exact means, so that mean(slat) +
 	// mean(clat) = mean(lat) as in fio (histogram means are approximate).
 	clatSum, latSum, slatSum int64
-	ios, bytes               int64
-	short                    int64
-	bw, iops                 samples // per-window KiB/s and IOPS
-	winBytes                 int64   // bytes in the current sample window
-	winIOs                   int64
+	// ios counts the I/Os: while a clone runs for rate_min, then the
+	// Recorder's count (collect).
+	ios, bytes int64
+	short      int64
+	bw, iops   samples // per-window KiB/s and IOPS
+	winBytes   int64   // bytes in the current sample window
+	winIOs     int64
 	// prio are the per-priority latencies with cmdprio options (index 0
 	// the job's own priority); nil without.
 	prio []prioStat
@@ -143,8 +147,11 @@ func batchIndex(n int) int {
 
 // jobStats are one job clone's (or, merged, one group's) results.
 type jobStats struct {
-	dir                     [nDirs]dirStats
-	syncLat                 *hist.Histogram
+	dir [nDirs]dirStats
+	// syncLat is the fsyncs' latency and done every read, write and trim
+	// by its clat (fio's io_u_lat: the latency_* distribution); like the
+	// directions' latencies, nil in a running clone.
+	syncLat, done           *hist.Histogram
 	syncIOs                 int64         // fsyncs (fio's total_io_u[DDIR_SYNC])
 	datasyncIOs             int64         // fdatasyncs, counted apart as in fio
 	runtime                 time.Duration // summed over merged clones
@@ -157,8 +164,12 @@ type jobStats struct {
 }
 
 func newJobStats() *jobStats {
-	return &jobStats{dir: [nDirs]dirStats{newDirStats(), newDirStats(), newDirStats()}, syncLat: hist.New(), jobs: 1}
+	return &jobStats{dir: [nDirs]dirStats{newDirStats(), newDirStats(), newDirStats()}, syncLat: hist.New(), done: hist.New(), jobs: 1}
 }
+
+// newCloneStats are a clone's, whose latencies its Recorder handles hold
+// until the run ends (collect).
+func newCloneStats() *jobStats { return &jobStats{jobs: 1} }
 
 // merge adds o into s by merging histograms (exact), summing counts and
 // runtimes, as fio's group_reporting sums its per-job stats.
@@ -191,8 +202,10 @@ func (s *jobStats) merge(o *jobStats, group bool) error {
 			a.iops.merge(b.iops)
 		}
 	}
-	if err := s.syncLat.Merge(o.syncLat); err != nil {
-		return err
+	for _, p := range [][2]*hist.Histogram{{s.syncLat, o.syncLat}, {s.done, o.done}} {
+		if err := p[0].Merge(p[1]); err != nil {
+			return err
+		}
 	}
 	s.syncIOs += o.syncIOs
 	s.datasyncIOs += o.datasyncIOs

@@ -223,6 +223,9 @@ func decodeEntry(sj summaryJob, spec *fiov1.Spec) (entry, error) {
 		if st.dir[d], err = decodeDir(x.Dirs[d]); err != nil {
 			return entry{}, fmt.Errorf("%s: %w", dirLabel[d], err)
 		}
+		if err := st.done.Merge(st.dir[d].clat); err != nil {
+			return entry{}, fmt.Errorf("%s: %w", dirLabel[d], err)
+		}
 	}
 	st.jobs = x.Jobs
 	st.runtime, st.wall = time.Duration(x.RuntimeNs), time.Duration(x.WallNs)
