@@ -21,6 +21,10 @@ const (
 	DefaultMaxWorkers = 4096
 	// DefaultMaxActiveCampaigns bounds the campaigns executing at once.
 	DefaultMaxActiveCampaigns = 16
+	// DefaultMaxQueuedSnapshots bounds the per-worker snapshots waiting
+	// for the store: 16 s of 1,000 workers at 1 s intervals, ~80 MB
+	// (a snapshot holds ~3 KB of histogram and its maps).
+	DefaultMaxQueuedSnapshots = 16384
 	// DefaultKeepWorkerIntervals is the retention the commands start
 	// with (`coordinator --keep-worker-intervals`, the embedded fabric,
 	// `runs prune`): the 20 newest ended runs keep their per-worker
@@ -61,6 +65,13 @@ type Config struct {
 	MaxWorkers int
 	// MaxActiveCampaigns bounds the campaigns executing at once.
 	MaxActiveCampaigns int
+	// MaxQueuedSnapshots bounds the per-worker snapshots merged but not
+	// yet stored. A coordinator whose store falls behind (a starved disk
+	// or CPU) stops keeping the snapshots of further intervals past it,
+	// logs it and counts them (Stats.SnapshotsDropped), instead of
+	// growing without bound (a starved run once reached 755 MiB). Merged
+	// intervals and each worker's phase total stay exact.
+	MaxQueuedSnapshots int
 	// WorkerIdentity, when set, returns the worker names the credentials
 	// of the call in ctx prove (a worker certificate's common name and DNS
 	// names); bound is false when they prove none (plaintext, token). A
@@ -91,6 +102,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxActiveCampaigns <= 0 {
 		c.MaxActiveCampaigns = DefaultMaxActiveCampaigns
+	}
+	if c.MaxQueuedSnapshots <= 0 {
+		c.MaxQueuedSnapshots = DefaultMaxQueuedSnapshots
 	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -30,6 +31,12 @@ type phaseMerge struct {
 	st           *store.Store
 	publish      func(*writepathv1.MergedInterval)
 	log          *slog.Logger
+	// maxQueued bounds the snapshots handed to the writer and not yet
+	// stored (queued); past it an interval's snapshots are dropped and
+	// counted by dropped (nil: not counted). Set before the first add.
+	maxQueued int
+	dropped   func(n int)
+	queued    atomic.Int64 // snapshots in jobs not yet stored
 
 	// jobs feeds the writer goroutine (writer.go), which persists and
 	// publishes in order, so no session goroutine ever waits on a disk
@@ -48,6 +55,9 @@ type phaseMerge struct {
 		running int    // workers live and not done
 		closed  bool   // flushed: nothing more is merged
 		accs    accPool
+		// shed counts the snapshots dropped since the store fell behind
+		// (0: it is not); shedTotal all the phase dropped.
+		shed, shedTotal int
 		// late are snapshots of published intervals, for the writer to
 		// merge into the stored ones. A list, not the jobs queue: a
 		// session must never wait for the disk under this lock (it did,
@@ -117,6 +127,7 @@ func newPhaseMerge(runID, phase string, idx int, at time.Time, d, wait time.Dura
 	}
 	m.mu.running = len(m.mu.workers)
 	m.mu.pending = map[uint32]*pendingInterval{}
+	m.maxQueued = DefaultMaxQueuedSnapshots
 	m.jobs, m.writerDone = make(chan writeJob, writeQueue), make(chan struct{})
 	m.lateReady = make(chan struct{}, 1)
 	go m.writer() // owned: flush closes jobs and waits for writerDone
@@ -298,7 +309,38 @@ func (m *phaseMerge) finalizeLocked(p *pendingInterval, expected []string) {
 		m.log.Error("merge interval", "run", m.runID, "phase", m.phase, "seq", p.seq, "err", err)
 		return
 	}
-	m.jobs <- writeJob{mi: mi, snaps: p.snaps}
+	m.jobs <- writeJob{mi: mi, snaps: m.boundSnapsLocked(p.seq, p.snaps)}
+}
+
+// boundSnapsLocked returns the snapshots to store with interval seq: all
+// of them while fewer than maxQueued wait for the store, none past it.
+// The writer then falls behind by merged intervals only (a few KB each),
+// not by a fleet's snapshots (megabytes each); the first interval shed
+// and the recovery are logged, each snapshot dropped is counted.
+func (m *phaseMerge) boundSnapsLocked(seq uint32, snaps []store.WorkerSnapshot) []store.WorkerSnapshot {
+	if len(snaps) == 0 {
+		return nil
+	}
+	queued := m.queued.Load()
+	if queued+int64(len(snaps)) > int64(m.maxQueued) {
+		if m.mu.shed == 0 {
+			m.log.Warn("store behind: per-worker snapshots dropped until it catches up (merged intervals and worker totals stay exact)",
+				"run", m.runID, "phase", m.phase, "seq", seq, "queued", queued, "limit", m.maxQueued)
+		}
+		m.mu.shed += len(snaps)
+		m.mu.shedTotal += len(snaps)
+		if m.dropped != nil {
+			m.dropped(len(snaps))
+		}
+		return nil
+	}
+	if m.mu.shed > 0 {
+		m.log.Info("store caught up: per-worker snapshots stored again", "run", m.runID, "phase", m.phase,
+			"seq", seq, "dropped", m.mu.shed)
+		m.mu.shed = 0
+	}
+	m.queued.Add(int64(len(snaps)))
+	return snaps
 }
 
 func (m *phaseMerge) mergedInterval(p *pendingInterval, expected []string) (*writepathv1.MergedInterval, error) {
@@ -375,6 +417,10 @@ func (m *phaseMerge) flush() (uint32, error) {
 	}
 	m.mu.closed = true
 	n := m.mu.next
+	if m.mu.shedTotal > 0 {
+		m.log.Warn("phase ended with per-worker snapshots dropped: the store fell behind", "run", m.runID,
+			"phase", m.phase, "dropped", m.mu.shedTotal, "limit", m.maxQueued)
+	}
 	m.mu.Unlock()
 	close(m.jobs)
 	<-m.writerDone

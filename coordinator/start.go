@@ -30,6 +30,9 @@ func (r *run) start(p *phaseRun, measured bool) {
 	if measured {
 		p.merge = newPhaseMerge(r.id, p.name, p.idx, p.at, r.d, r.c.cfg.mergeWait(r.d), r.c.store,
 			keys(p.workers), r.publish, r.c.cfg.Log)
+		// Set before the merge is shared (under r.mu below).
+		p.merge.maxQueued = r.c.cfg.MaxQueuedSnapshots
+		p.merge.dropped = func(n int) { r.c.stats.snapshotsDropped.Add(uint64(n)) }
 		r.mu.Lock()
 		r.mu.merge = p.merge
 		r.mu.Unlock()

@@ -29,6 +29,9 @@ type Stats struct {
 	IntervalsRefused uint64
 	// WorkersEvicted counts sessions ended for malformed input.
 	WorkersEvicted uint64
+	// SnapshotsDropped counts per-worker snapshots merged but not stored
+	// because the store was MaxQueuedSnapshots behind.
+	SnapshotsDropped uint64
 	// MergeLatency is the histogram of merge latencies.
 	MergeLatency LatencyHistogram
 }
@@ -47,6 +50,7 @@ type stats struct {
 	intervalsMerged  atomic.Uint64
 	intervalsRefused atomic.Uint64
 	workersEvicted   atomic.Uint64
+	snapshotsDropped atomic.Uint64
 
 	mu struct {
 		sync.Mutex
@@ -105,7 +109,8 @@ func (c *Coordinator) Stats() Stats {
 	st := Stats{RunsInFlight: map[string]int{}, RunsEnded: map[string]uint64{},
 		IntervalsMerged:  c.stats.intervalsMerged.Load(),
 		IntervalsRefused: c.stats.intervalsRefused.Load(),
-		WorkersEvicted:   c.stats.workersEvicted.Load()}
+		WorkersEvicted:   c.stats.workersEvicted.Load(),
+		SnapshotsDropped: c.stats.snapshotsDropped.Load()}
 	c.mu.Lock()
 	st.WorkersConnected = len(c.mu.sessions)
 	runs := make([]*run, 0, len(c.mu.runs))

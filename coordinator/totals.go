@@ -58,7 +58,9 @@ func (t *workerTotal) record(worker, phase string) (*writepathv1.WorkerTotal, er
 
 // storeTotals writes every worker's total that has a snapshot, in worker
 // order. It runs once the writer has stored every snapshot, so the totals
-// are exactly what the snapshots sum to.
+// are exactly what the snapshots sum to, unless the store fell behind and
+// snapshots were dropped (phaseMerge.maxQueued): the totals then still
+// count every interval the worker sent.
 func (m *phaseMerge) storeTotals() error {
 	m.mu.Lock()
 	names := slices.Sorted(maps.Keys(m.mu.workers))

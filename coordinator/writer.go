@@ -13,8 +13,20 @@ import (
 )
 
 // writeQueue is how many merged intervals may wait for the disk before a
-// merge blocks: minutes of a stalled disk at a 1 s interval.
+// merge blocks: minutes of a stalled disk at a 1 s interval. What they hold
+// is bounded by phaseMerge.maxQueued: past it they carry no snapshots.
 const writeQueue = 256
+
+// maxWriteBatch bounds the jobs the writer takes at once when it is
+// behind: their merged intervals go in one commit, their snapshots in
+// another, two fsyncs instead of two per interval, so a writer that fell
+// behind catches up. maxBatchSnapshots bounds the snapshots of one batch:
+// a commit's dirty pages are held in memory until it is written (~4 KB a
+// snapshot).
+const (
+	maxWriteBatch     = 32
+	maxBatchSnapshots = 4096
+)
 
 // writeJob is one thing for a phase's writer to do, in order.
 type writeJob struct {
@@ -52,9 +64,24 @@ func (m *phaseMerge) writer() {
 		dec     hist.Decoder
 		written uint32 // intervals below this seq are stored
 	)
+	var batch []writeJob
 	for {
 		select {
 		case job, open := <-m.jobs:
+			batch, open = m.takeJobs(append(batch[:0], job), open)
+			for _, j := range batch {
+				if j.mi != nil {
+					written = max(written, j.mi.GetSeq()+1)
+				}
+			}
+			m.record(m.write(batch))
+			m.record(m.mergeLate(&dec, m.takeLate(written)))
+			for _, j := range batch {
+				if j.done != nil {
+					close(j.done)
+				}
+			}
+			clear(batch)
 			if !open {
 				// Every late snapshot's interval was queued before the
 				// close: take them all (one without a stored interval
@@ -62,28 +89,63 @@ func (m *phaseMerge) writer() {
 				m.record(m.mergeLate(&dec, m.takeLate(math.MaxUint32)))
 				return
 			}
-			if job.mi != nil {
-				m.record(m.write(job))
-				written = max(written, job.mi.GetSeq()+1)
-			}
-			m.record(m.mergeLate(&dec, m.takeLate(written)))
-			if job.done != nil {
-				close(job.done)
-			}
 		case <-m.lateReady:
 			m.record(m.mergeLate(&dec, m.takeLate(written)))
 		}
 	}
 }
 
-// write stores a merged interval, publishes it, then stores its snapshots.
-func (m *phaseMerge) write(job writeJob) error {
-	if err := m.st.PutInterval(m.runID, m.idx, job.mi, nil); err != nil {
+// takeJobs adds to batch the jobs already queued, up to maxWriteBatch jobs
+// or maxBatchSnapshots snapshots (none when the writer keeps up), and
+// reports whether jobs is still open.
+func (m *phaseMerge) takeJobs(batch []writeJob, open bool) ([]writeJob, bool) {
+	if !open {
+		return batch[:0], false
+	}
+	snaps := len(batch[0].snaps)
+	for len(batch) < maxWriteBatch && snaps < maxBatchSnapshots {
+		select {
+		case job, ok := <-m.jobs:
+			if !ok {
+				return batch, false
+			}
+			batch = append(batch, job)
+			snaps += len(job.snaps)
+		default:
+			return batch, true
+		}
+	}
+	return batch, true
+}
+
+// write stores merged intervals (one commit), publishes them in order,
+// then stores their snapshots (one commit).
+func (m *phaseMerge) write(batch []writeJob) error {
+	var mis []*writepathv1.MergedInterval
+	var snaps []store.WorkerSnapshot
+	for _, j := range batch {
+		if j.mi != nil {
+			mis = append(mis, j.mi)
+		}
+		if len(batch) == 1 {
+			snaps = j.snaps // the usual case: no copy
+		} else {
+			snaps = append(snaps, j.snaps...)
+		}
+	}
+	if len(mis) == 0 {
+		return nil
+	}
+	// The snapshots leave the bound once written or given up on.
+	defer m.queued.Add(-int64(len(snaps)))
+	if err := m.st.PutIntervals(m.runID, m.idx, mis, nil); err != nil {
 		return err
 	}
-	m.publish(job.mi)
-	if len(job.snaps) > 0 {
-		return m.st.PutInterval(m.runID, m.idx, nil, job.snaps)
+	for _, mi := range mis {
+		m.publish(mi)
+	}
+	if len(snaps) > 0 {
+		return m.st.PutIntervals(m.runID, m.idx, nil, snaps)
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ var (
 	descMerged    = prometheus.NewDesc("writepath_intervals_merged_total", "Merged intervals published.", nil, nil)
 	descRefused   = prometheus.NewDesc("writepath_intervals_refused_total", "Worker intervals refused by validation.", nil, nil)
 	descEvicted   = prometheus.NewDesc("writepath_workers_evicted_total", "Worker sessions ended for malformed or out-of-order input.", nil, nil)
+	descDropped   = prometheus.NewDesc("writepath_snapshots_dropped_total", "Per-worker snapshots merged but not stored: the store was MaxQueuedSnapshots behind.", nil, nil)
 	descLatency   = prometheus.NewDesc("writepath_merge_latency_seconds", "Time from an interval's end to its merged publication.", nil, nil)
 	descBytesRecv = prometheus.NewDesc("writepath_received_bytes_total", "Bytes of gRPC messages received (wire length).", nil, nil)
 )
@@ -44,7 +45,7 @@ func (e *Exporter) Registry() *prometheus.Registry { return e.registry }
 
 // Describe implements prometheus.Collector.
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descWorkers, descRuns, descEnded, descMerged, descRefused, descEvicted, descLatency, descBytesRecv} {
+	for _, d := range []*prometheus.Desc{descWorkers, descRuns, descEnded, descMerged, descRefused, descEvicted, descDropped, descLatency, descBytesRecv} {
 		ch <- d
 	}
 }
@@ -67,6 +68,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descMerged, prometheus.CounterValue, float64(st.IntervalsMerged))
 	ch <- prometheus.MustNewConstMetric(descRefused, prometheus.CounterValue, float64(st.IntervalsRefused))
 	ch <- prometheus.MustNewConstMetric(descEvicted, prometheus.CounterValue, float64(st.WorkersEvicted))
+	ch <- prometheus.MustNewConstMetric(descDropped, prometheus.CounterValue, float64(st.SnapshotsDropped))
 	ch <- latency(st.MergeLatency)
 }
 

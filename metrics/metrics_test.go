@@ -32,6 +32,7 @@ func TestScrapeAfterRun(t *testing.T) {
 		`writepath_runs_ended_total{state="finished"} 1`,
 		"writepath_merge_latency_seconds_bucket{le=\"+Inf\"}",
 		"writepath_intervals_refused_total 0",
+		"writepath_snapshots_dropped_total 0",
 		"writepath_received_bytes_total 0", // no stats handler on the test fabric's server
 	} {
 		if !strings.Contains(text, want) {

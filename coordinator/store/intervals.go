@@ -19,12 +19,23 @@ type WorkerSnapshot struct {
 // Run.phases) and/or worker snapshots (m nil: snapshots only), in one
 // transaction, whatever the number of workers.
 func (s *Store) PutInterval(runID string, phase int, m *writepathv1.MergedInterval, snaps []WorkerSnapshot) error {
+	var ms []*writepathv1.MergedInterval
+	if m != nil {
+		ms = []*writepathv1.MergedInterval{m}
+	}
+	return s.PutIntervals(runID, phase, ms, snaps)
+}
+
+// PutIntervals is PutInterval for several merged intervals and their
+// snapshots, in one transaction (one fsync): a writer that fell behind
+// catches up with it.
+func (s *Store) PutIntervals(runID string, phase int, ms []*writepathv1.MergedInterval, snaps []WorkerSnapshot) error {
 	err := s.update(func(tx *bolt.Tx) error {
 		rb, wb, err := runIntervalBuckets(tx, runID)
 		if err != nil {
 			return err
 		}
-		if m != nil {
+		for _, m := range ms {
 			if err := put(rb, intervalKey(phase, m.GetSeq()), m); err != nil {
 				return err
 			}
@@ -38,7 +49,7 @@ func (s *Store) PutInterval(runID string, phase int, m *writepathv1.MergedInterv
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("put interval %s/%d (%d snapshots): %w", echo.Clip(runID), phase, len(snaps), err)
+		return fmt.Errorf("put %d intervals %s/%d (%d snapshots): %w", len(ms), echo.Clip(runID), phase, len(snaps), err)
 	}
 	return nil
 }
