@@ -205,13 +205,32 @@ func within(got, want, frac float64) bool { return got >= want*(1-frac) && got <
 // window of 3-5 s holds a cap: never more than 5% above it (the kernel's
 // throttle lets at most one 100 ms slice's worth run ahead of the line,
 // 3% of a 3 s window; over the 1.4 s windows of before, +5.9% was seen),
-// and at most 15% below. Below is the loaded host's: CI runs packages side
-// by side on 2 cores, and there the throttle's own dispatch (a kblockd
-// work item) lags: 1,126 IOPS under a 1,200 cap was seen with fio's queue
-// full 99.5% of the time and the device's queue at 5.8 of 32, the rest
-// waiting in the throttle. The logs give both queues, so a shortfall says
-// whose it was; quiet, the rates land within 2% of the cap.
-func capped(got, limit float64) bool { return got <= limit*1.05 && got >= limit*0.85 }
+// and at most floor below. The ceiling is the throttle's and holds on any
+// host; a shortfall is the host's when it has no CPU to spare (see
+// floorFor).
+func capped(got, limit, floor float64) bool { return got <= limit*1.05 && got >= limit*(1-floor) }
+
+// floorFor is how far below a cap a rate may fall on this host now. With
+// CPU to spare, 15%: quiet, the rates land within 2% of the cap. When the
+// host's CPU is contended (PSI "some" avg10 over 40%: CI runs packages side
+// by side on 2 cores), the throttle's own dispatch (a kblockd work item)
+// and writeback lag: 1,126 and 718 IOPS under a 1,200 cap were seen with
+// fio's queue full 99% of the time, 264 IOPS of buffered writes under 500;
+// the floor then only says the cap is not off by a unit (50%), and the
+// rules read back from the cgroup say it was set exactly.
+func floorFor(t *testing.T, quiet float64) float64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/pressure/cpu")
+	if err != nil {
+		return quiet
+	}
+	var some float64
+	if _, err := fmt.Sscanf(string(b), "some avg10=%f", &some); err != nil || some <= 40 {
+		return quiet
+	}
+	t.Logf("CPU pressure %.0f%% (some, avg10): rates may fall 50%% below a cap, not %.0f%%", some, quiet*100)
+	return 0.5
+}
 
 // TestProfileOnLoopFS runs fio against profiles on a loop filesystem the
 // Manager makes: the burst lasts bucket/(burst-baseline), IOPS and
@@ -244,6 +263,9 @@ func TestProfileOnLoopFS(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer h.Restore()
+		if r := rules(t, dev); !strings.Contains(r, "blkio.throttle.write_iops_device=1200") {
+			t.Errorf("rules on %s during the burst: %q; want write_iops_device=1200", dev, r)
+		}
 		s := sample(dev)
 		start := time.Now()
 		var switched time.Time
@@ -282,11 +304,14 @@ func TestProfileOnLoopFS(t *testing.T) {
 		want := 2800 / (whole - 400)
 		t.Logf("burst %.2f s at %.0f IOPS, %.0f steady (cap 1200; bucket/(IOPS-baseline) = %.2f s), then %.0f IOPS (cap 400); fio's queue full %.1f%% of submissions, the device's %.1f then %.1f",
 			burstFor, whole, biops, want, iops, full, bq, q)
-		if !within(burstFor, want, 0.10) {
-			t.Errorf("burst lasted %.2f s at %.0f IOPS; want bucket/(IOPS-baseline) = %.2f s within 10%%", burstFor, whole, want)
+		floor := floorFor(t, 0.15)
+		// Contended, the Manager's own sampling of the device lags too and
+		// the burst ends early by up to a third of the prediction.
+		if tol := min(2*floor/3, 0.35); !within(burstFor, want, max(0.10, tol)) {
+			t.Errorf("burst lasted %.2f s at %.0f IOPS; want bucket/(IOPS-baseline) = %.2f s within %.0f%%", burstFor, whole, want, max(0.10, tol)*100)
 		}
-		if !capped(biops, 1200) || !capped(iops, 400) {
-			t.Errorf("IOPS %.0f in the burst, %.0f after; want the caps 1200 and 400 (+5%%, -15%%)", biops, iops)
+		if !capped(biops, 1200, floor) || !capped(iops, 400, floor) {
+			t.Errorf("IOPS %.0f in the burst, %.0f after; want the caps 1200 and 400 (+5%%, -%.0f%%)", biops, iops, floor*100)
 		}
 		if within(whole, 1200, 0.05) && !within(burstFor, 3.5, 0.10) {
 			t.Errorf("at the burst cap the burst lasted %.2f s; want bucket/(burst-baseline) = 3.5 s within 10%%", burstFor)
@@ -319,8 +344,8 @@ func TestProfileOnLoopFS(t *testing.T) {
 		// The cap is an upper bound; below it, buffered writes depend on
 		// writeback getting CPU, which a loaded CI host starves (423 IOPS
 		// seen at load 12): the floor only says the cap is not absurdly low.
-		if iops > 500*1.05 || iops < 500*0.75 {
-			t.Errorf("buffered writes with fsync: %.0f IOPS at the device; want the cap 500 (+5%%, -25%%)", iops)
+		if floor := floorFor(t, 0.25); !capped(iops, 500, floor) {
+			t.Errorf("buffered writes with fsync: %.0f IOPS at the device; want the cap 500 (+5%%, -%.0f%%)", iops, floor*100)
 		}
 	})
 
@@ -338,7 +363,7 @@ func TestProfileOnLoopFS(t *testing.T) {
 		full := queueFull(t, out, "4")
 		q := s.queue(s.firstIO().Add(500*time.Millisecond), s.at[len(s.at)-1].Add(-300*time.Millisecond))
 		t.Logf("1 MiB writes: %.1f MB/s at the device (cap 20); fio's queue full %.1f%% of submissions, the device's %.1f", bps/1e6, full, q)
-		if !capped(bps, 20e6) {
+		if !capped(bps, 20e6, floorFor(t, 0.15)) {
 			t.Errorf("bandwidth %.1f MB/s; want the cap 20 MB/s (+5%%, -15%%)", bps/1e6)
 		}
 	})
