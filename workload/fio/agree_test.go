@@ -35,7 +35,7 @@ func TestReportAgreesWithIntervals(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := New(spec)
+			w, err := NewFromSpec(spec)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -48,7 +48,7 @@ func RunCommand(ctx context.Context, args []string, stdout, stderr io.Writer, ve
 // runLocal runs the jobs with a Recorder ticked for the ETA line, then
 // writes the report.
 func runLocal(ctx context.Context, c *Command, stdout, stderr io.Writer, version string) error {
-	w, err := New(c.Spec)
+	w, err := NewFromSpec(c.Spec)
 	if err != nil {
 		return err
 	}

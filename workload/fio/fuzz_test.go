@@ -32,14 +32,14 @@ func FuzzParseArgs(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := New(spec); err != nil {
-			t.Fatalf("ParseArgs(%q) accepted a spec New rejects: %v", args, err)
+		if _, err := NewFromSpec(spec); err != nil {
+			t.Fatalf("ParseArgs(%q) accepted a spec NewFromSpec rejects: %v", args, err)
 		}
 		b, err := proto.Marshal(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := newFromBytes(b); err != nil {
+		if _, err := New(b); err != nil {
 			t.Fatalf("round trip of %q: %v", args, err)
 		}
 	})
@@ -66,8 +66,8 @@ func FuzzParseJobFile(f *testing.F) {
 		if spec == nil {
 			return
 		}
-		if _, err := New(spec); err != nil {
-			t.Fatalf("job file %q accepted but New rejects it: %v", text, err)
+		if _, err := NewFromSpec(spec); err != nil {
+			t.Fatalf("job file %q accepted but NewFromSpec rejects it: %v", text, err)
 		}
 	})
 }

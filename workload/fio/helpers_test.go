@@ -36,9 +36,9 @@ func runArgs(t *testing.T, dir string, args ...string) (*Workload, workload.Snap
 	if err != nil {
 		t.Fatalf("ParseArgs(%q) = %v", args, err)
 	}
-	w, err := New(spec)
+	w, err := NewFromSpec(spec)
 	if err != nil {
-		t.Fatalf("New(%q) = %v", args, err)
+		t.Fatalf("NewFromSpec(%q) = %v", args, err)
 	}
 	rec := workload.NewRecorder(time.Now())
 	err = w.Run(context.Background(), PhaseRun, workload.Env{DataDir: dir}, rec)

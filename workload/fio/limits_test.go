@@ -53,7 +53,7 @@ func TestRawSpecLimits(t *testing.T) {
 	}
 	for name, spec := range refusals {
 		b, _ := proto.Marshal(spec)
-		if _, err := newFromBytes(b); err == nil {
+		if _, err := New(b); err == nil {
 			t.Errorf("%s: New accepted the spec", name)
 		} else if len(err.Error()) > 64<<10 {
 			t.Errorf("%s: the error is %d bytes long", name, len(err.Error()))
@@ -62,7 +62,7 @@ func TestRawSpecLimits(t *testing.T) {
 	// The worker's memory budget: 4 clones x iodepth 64 x 1 MiB = 256 MiB.
 	j := validJob(t)
 	j.Bs, j.Iodepth, j.Numjobs = 1<<20, 64, 4
-	w, err := New(&fiov1.Spec{Jobs: []*fiov1.Job{j}})
+	w, err := NewFromSpec(&fiov1.Spec{Jobs: []*fiov1.Job{j}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func FuzzSpecValidation(f *testing.F) {
 	b, _ = proto.Marshal(&fiov1.Spec{Jobs: []*fiov1.Job{j}})
 	f.Add(b)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		wl, err := newFromBytes(b)
+		wl, err := New(b)
 		if err != nil {
 			return
 		}

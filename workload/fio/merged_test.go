@@ -29,7 +29,7 @@ var nullJob = []string{"--name=x", "--ioengine=null", "--size=4m", "--bs=4k", "-
 // workload and summary.
 func runWorker(t *testing.T, spec *fiov1.Spec, index, count int) (*Workload, []byte) {
 	t.Helper()
-	w, err := New(spec)
+	w, err := NewFromSpec(spec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -278,17 +278,17 @@ func TestSpecRoundTripsThroughRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := newFromBytes(b)
+	w, err := New(b)
 	if err != nil {
-		t.Fatalf("New(FromArgs(issue job)) = %v", err)
+		t.Fatalf("New(fromArgs(issue job)) = %v", err)
 	}
 	if got := w.(*Workload).Spec().Jobs[0].Numjobs; got != 4 {
 		t.Errorf("decoded numjobs = %d; want 4", got)
 	}
-	if _, err := newFromBytes([]byte{0xff, 0xff}); err == nil {
+	if _, err := New([]byte{0xff, 0xff}); err == nil {
 		t.Error("New(garbage) = nil error")
 	}
-	if _, err := New(&fiov1.Spec{Jobs: []*fiov1.Job{{Name: "x"}}}); err == nil {
-		t.Error("New(job without size, rw, engine) = nil error; want every problem")
+	if _, err := NewFromSpec(&fiov1.Spec{Jobs: []*fiov1.Job{{Name: "x"}}}); err == nil {
+		t.Error("NewFromSpec(job without size, rw, engine) = nil error; want every problem")
 	}
 }

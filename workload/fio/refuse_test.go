@@ -60,8 +60,8 @@ func TestParseOnlyAcceptsWhatFioAccepts(t *testing.T) {
 				t.Errorf("run = %v; want not supported, saying %q", err, tt.runErr)
 			}
 			c, _ := ParseCommand([]string{"--parse-only", path})
-			if _, err := New(c.Spec); err == nil {
-				t.Error("New accepted a spec with a refusal")
+			if _, err := NewFromSpec(c.Spec); err == nil {
+				t.Error("NewFromSpec accepted a spec with a refusal")
 			}
 		})
 	}

@@ -145,7 +145,7 @@ func TestCancelStopsWithinASecond(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, _ := New(spec)
+			w, _ := NewFromSpec(spec)
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(300*time.Millisecond, cancel)
 			start := time.Now()
@@ -186,7 +186,7 @@ func TestRateIOPS(t *testing.T) {
 
 func TestUnknownPhase(t *testing.T) {
 	spec, _ := ParseArgs([]string{"--name=x", "--size=4k"})
-	w, _ := New(spec)
+	w, _ := NewFromSpec(spec)
 	if err := w.Run(context.Background(), "prepare", workload.Env{}, nil); err == nil {
 		t.Error("Run(prepare) = nil; want an error")
 	}
@@ -200,7 +200,7 @@ func TestStartsAtEnvStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, _ := New(spec)
+	w, _ := NewFromSpec(spec)
 	start := time.Now().Add(300 * time.Millisecond)
 	if err := w.Run(context.Background(), PhaseRun, workload.Env{DataDir: dir, Start: start}, nil); err != nil {
 		t.Fatal(err)

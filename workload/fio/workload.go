@@ -25,7 +25,7 @@ func init() {
 		Kind:        Kind,
 		Description: "fio-equivalent direct-IO jobs (fio options, job files, fio JSON)",
 		Phases:      []workload.Phase{{Name: PhaseRun, Placement: workload.All, Measured: true}},
-		New:         newFromBytes,
+		New:         New,
 		FromArgs:    fromArgs,
 		Output:      outputFor,
 		Help:        Help,
@@ -65,17 +65,19 @@ func fromArgs(args []string) ([]byte, error) {
 	return proto.Marshal(spec)
 }
 
-func newFromBytes(b []byte) (workload.Workload, error) {
+// New decodes and validates a marshalled Spec, reporting every problem
+// (the registry's constructor).
+func New(b []byte) (workload.Workload, error) {
 	spec := &fiov1.Spec{}
 	if err := proto.Unmarshal(b, spec); err != nil {
-		return nil, fmt.Errorf("decode fio spec: %w", err)
+		return nil, fmt.Errorf("fio spec: %w", err)
 	}
-	return New(spec)
+	return NewFromSpec(spec)
 }
 
-// New validates spec, reporting every problem at once, and returns a
-// Workload that runs it.
-func New(spec *fiov1.Spec) (*Workload, error) {
+// NewFromSpec validates spec, reporting every problem at once, and
+// returns a Workload that runs it, as oltp's and crash's NewFromSpec.
+func NewFromSpec(spec *fiov1.Spec) (*Workload, error) {
 	var errs []error
 	if len(spec.Jobs) == 0 {
 		errs = append(errs, errors.New("fio spec has no jobs"))
