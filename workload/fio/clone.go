@@ -76,6 +76,7 @@ type clone struct {
 	rampEnd      int64 // ns since base
 	endAt        int64 // ns since base; 0 = no runtime limit
 	recStart     int64
+	replay       *replay // read_iolog: the log's entries instead of the generator's
 	lastSample   int64
 	nextSample   int64
 	nextYield    int64
@@ -206,6 +207,9 @@ func (c *clone) finish() {
 // nextOp decides the next operation and, for reads and writes, its offset
 // and length.
 func (c *clone) nextOp() (op int, off, n uint64) {
+	if c.replay != nil {
+		return c.nextReplay()
+	}
 	// fio leaves its loop once the last block is issued, before the sync
 	// that would follow it (256 writes with fsync=4 give 63 syncs).
 	if !c.job.TimeBased && c.loopsLeft <= 1 && c.gen.done() {

@@ -33,7 +33,6 @@ var refusedEngines = map[string]string{
 // refused are fio job options that cannot apply here, and why; any other
 // unknown name is ErrUnknownOption.
 var refused = map[string]string{
-	"read_iolog":           "replaying I/O logs is not supported",
 	"verify_async":         "verification runs in the job's own thread",
 	"zonemode":             "zone modes (zonemode=strided, zbd) are not built yet",
 	"trim_percentage":      "trims of blocks written (trim_percentage, trim_verify_zero) are not issued; use rw=trim, randtrim, trimwrite or randtrimwrite",

@@ -239,6 +239,13 @@ func validateJob(j *fiov1.Job) []error {
 		bad("iodepth, numjobs, loops and bs must be at least 1")
 	}
 	validateRate(j, bad)
+	if j.ReadIolog != "" && j.Verify != fiov1.Verify_VERIFY_NONE && j.Verify != fiov1.Verify_VERIFY_UNSPECIFIED {
+		bad("verify= with read_iolog is not supported (the replayed writes are not stamped)")
+	}
+	if j.ReadIolog != "" && j.WriteIolog != "" {
+		// fio drops write_iolog then ("read iolog overrides write_iolog")
+		bad("read_iolog overrides write_iolog in fio (it writes no log); give one of them")
+	}
 	if l := j.GetLogs(); l != nil && l.StoreCompressed && l.Hist != "" {
 		bad("log_store_compressed with write_hist_log: fio stores histogram samples as pointers into its memory, which no file can hold")
 	}
@@ -300,6 +307,7 @@ func validateRate(j *fiov1.Job, bad func(string, ...any)) {
 // applied: bs becomes the largest block size (the buffer size), a log
 // prefix given as a bare flag becomes the job's final name.
 func finalizeJob(j *fiov1.Job) {
+	finalizeReplay(j)
 	if l := j.Logs; l != nil {
 		for _, p := range []*string{&l.Lat, &l.Bw, &l.Iops, &l.Hist} {
 			if *p == logJobName {

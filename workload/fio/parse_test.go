@@ -147,7 +147,8 @@ func TestRejections(t *testing.T) {
 		wantMsg string
 	}{
 		{[]string{"--name=j", "--size=1m", "--bogus=1"}, ErrUnknownOption, `"bogus"`},
-		{[]string{"--name=j", "--size=1m", "--read_iolog=x"}, ErrUnsupported, `replaying I/O logs`},
+		{[]string{"--name=j", "--size=1m", "--read_iolog=/nonexistent/x"}, ErrInvalidValue, `read_iolog: open /nonexistent/x`},
+		{[]string{"--name=j", "--size=1m", "--replay_skip=read"}, ErrUnsupported, `replay is built for fio's version 2 and 3`},
 		{[]string{"--name=j", "--size=1m", "--rw=randtrim", "--verify=md5"}, ErrInvalidValue, `verify= with rw=randtrim`},
 		{[]string{"--name=j", "--size=1m", "--write_hist_log=h", "--log_store_compressed=1"}, ErrInvalidValue, `log_store_compressed with write_hist_log`},
 		{[]string{"--name=j", "--size=1m", "--ioengine=rbd"}, ErrUnsupported, `needs a Ceph cluster`},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/writepath/writepath/hist"
@@ -71,6 +72,9 @@ func attachHandles(c *clone, rec *workload.Recorder) {
 		if c.job.Fsync > 0 || c.job.Fdatasync > 0 || c.job.EndFsync {
 			c.h[opSync] = rec.Handle("sync")
 		}
+	}
+	if c.replay != nil && c.h[opSync] == nil && slices.ContainsFunc(c.job.ReplayOps, func(op uint32) bool { return op >= replayFsync }) {
+		c.h[opSync] = rec.Handle("sync") // the log's fsyncs and fdatasyncs
 	}
 	if c.does(dirTrim) {
 		c.h[dirTrim] = dirHandle(rec, c.job, "trim")

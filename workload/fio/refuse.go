@@ -37,8 +37,8 @@ var fioOnly = setOf(`allow_file_create allow_mounted_write allrandrepeat atomic 
 	log_entries max_latency max_open_zones mem mem_align merge_blktrace_file
 	merge_blktrace_iters merge_blktrace_scalars nice numa_cpu_nodes numa_mem_policy offset_align opendir
 	openfiles percentage_random percentage_sequential pre_read profile rate_cycle rate_ignore_thinktime
-	ratecycle read_beyond_wp read_iolog read_iolog_chunked replay_align replay_no_stall replay_redirect
-	replay_scale replay_skip replay_time_scale rw_sequencer rwmixcycle significant_figures softrandommap
+	ratecycle read_beyond_wp read_iolog_chunked replay_align
+	replay_scale replay_skip rw_sequencer rwmixcycle significant_figures softrandommap
 	ss ss_dur ss_ramp stats steadystate steadystate_duration steadystate_ramp_time sync_file_range
 	thinktime_blocks_type thinktime_iotime trim_backlog trim_backlog_batch trim_percentage
 	trim_verify_zero uid unique_filename unit_base unlink_each_loop verify_async verify_async_cpus
@@ -118,7 +118,7 @@ func reasonFor(name string) string {
 	case strings.HasPrefix(name, "ss") || strings.HasPrefix(name, "steadystate"):
 		return refused["steadystate"]
 	case strings.HasPrefix(name, "replay_") || strings.HasPrefix(name, "read_iolog") || strings.HasPrefix(name, "merge_blktrace"):
-		return refused["read_iolog"]
+		return "replay is built for fio's version 2 and 3 I/O logs of one file (read_iolog, replay_no_stall, replay_time_scale, replay_redirect); chunked reading, alignment, offset scaling, skipping and blktrace merges are not"
 	case strings.HasPrefix(name, "numa_") || name == "cpus_allowed_policy" || name == "cpumask":
 		return "CPU placement beyond cpus_allowed= is not built yet"
 	case strings.HasPrefix(name, "cgroup"):

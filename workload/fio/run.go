@@ -92,6 +92,9 @@ func planClone(j *fiov1.Job, num, index int, cp clonePaths, env workload.Env) (*
 		mixSeed = fioSeed(j.Randseed, index+1, fioRandMixOff)
 	}
 	c.gen.useFioMix(mixSeed)
+	if j.ReadIolog != "" {
+		c.replay = newReplay(j)
+	}
 	return c, nil
 }
 

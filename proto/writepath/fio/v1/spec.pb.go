@@ -1192,6 +1192,23 @@ type Job struct {
 	// buffer_pattern=: write buffers are filled with these bytes over and
 	// over (the compressible part of a buffer_compress_percentage buffer).
 	BufferPattern []byte `protobuf:"bytes,122,opt,name=buffer_pattern,json=bufferPattern,proto3" json:"buffer_pattern,omitempty"`
+	// read_iolog=: the fio version 2 or 3 I/O log replayed instead of
+	// generated I/O, read where the command was parsed: per entry its op
+	// (0 read, 1 write, 3 fsync, 4 fdatasync), offset, length and, for
+	// version 3, how long after the previous entry's issue it is due (µs,
+	// fio's delay_since_ttime: 0 while the log's time is still 0);
+	// replay_no_stall=1 issues them at once, replay_time_scale= (percent,
+	// default 100) divides the waits.
+	ReadIolog       string   `protobuf:"bytes,123,opt,name=read_iolog,json=readIolog,proto3" json:"read_iolog,omitempty"`
+	ReplayOps       []uint32 `protobuf:"varint,124,rep,packed,name=replay_ops,json=replayOps,proto3" json:"replay_ops,omitempty"`
+	ReplayOffsets   []uint64 `protobuf:"varint,125,rep,packed,name=replay_offsets,json=replayOffsets,proto3" json:"replay_offsets,omitempty"`
+	ReplayLens      []uint32 `protobuf:"varint,126,rep,packed,name=replay_lens,json=replayLens,proto3" json:"replay_lens,omitempty"`
+	ReplayUsec      []uint64 `protobuf:"varint,127,rep,packed,name=replay_usec,json=replayUsec,proto3" json:"replay_usec,omitempty"`
+	ReplayNoStall   bool     `protobuf:"varint,128,opt,name=replay_no_stall,json=replayNoStall,proto3" json:"replay_no_stall,omitempty"`
+	ReplayTimeScale uint32   `protobuf:"varint,129,opt,name=replay_time_scale,json=replayTimeScale,proto3" json:"replay_time_scale,omitempty"`
+	// replay_redirect=: the file the log's I/O goes to instead of the one
+	// it names.
+	ReplayRedirect string `protobuf:"bytes,130,opt,name=replay_redirect,json=replayRedirect,proto3" json:"replay_redirect,omitempty"`
 	// Options fio 3.33 accepts that this job cannot run with here (an
 	// engine needing hardware or a library absent here, an option not
 	// built): the parser accepts them, as fio --parse-only does, and New
@@ -2009,6 +2026,62 @@ func (x *Job) GetBufferPattern() []byte {
 	return nil
 }
 
+func (x *Job) GetReadIolog() string {
+	if x != nil {
+		return x.ReadIolog
+	}
+	return ""
+}
+
+func (x *Job) GetReplayOps() []uint32 {
+	if x != nil {
+		return x.ReplayOps
+	}
+	return nil
+}
+
+func (x *Job) GetReplayOffsets() []uint64 {
+	if x != nil {
+		return x.ReplayOffsets
+	}
+	return nil
+}
+
+func (x *Job) GetReplayLens() []uint32 {
+	if x != nil {
+		return x.ReplayLens
+	}
+	return nil
+}
+
+func (x *Job) GetReplayUsec() []uint64 {
+	if x != nil {
+		return x.ReplayUsec
+	}
+	return nil
+}
+
+func (x *Job) GetReplayNoStall() bool {
+	if x != nil {
+		return x.ReplayNoStall
+	}
+	return false
+}
+
+func (x *Job) GetReplayTimeScale() uint32 {
+	if x != nil {
+		return x.ReplayTimeScale
+	}
+	return 0
+}
+
+func (x *Job) GetReplayRedirect() string {
+	if x != nil {
+		return x.ReplayRedirect
+	}
+	return ""
+}
+
 func (x *Job) GetRefusals() []*Refusal {
 	if x != nil {
 		return x.Refusals
@@ -2133,7 +2206,7 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
 	"\x04prio\x18\f \x01(\bR\x04prio\x12 \n" +
 	"\vcompression\x18\r \x01(\x04R\vcompression\x12)\n" +
-	"\x10store_compressed\x18\x0e \x01(\bR\x0fstoreCompressed\"\x83 \n" +
+	"\x10store_compressed\x18\x0e \x01(\bR\x0fstoreCompressed\"\xaa\"\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -2264,7 +2337,19 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\texit_what\x18l \x01(\rR\bexitWhat\x12%\n" +
 	"\x0everify_pattern\x18x \x01(\fR\rverifyPattern\x124\n" +
 	"\x16verify_pattern_offsets\x18y \x03(\rR\x14verifyPatternOffsets\x12%\n" +
-	"\x0ebuffer_pattern\x18z \x01(\fR\rbufferPattern\x126\n" +
+	"\x0ebuffer_pattern\x18z \x01(\fR\rbufferPattern\x12\x1d\n" +
+	"\n" +
+	"read_iolog\x18{ \x01(\tR\treadIolog\x12\x1d\n" +
+	"\n" +
+	"replay_ops\x18| \x03(\rR\treplayOps\x12%\n" +
+	"\x0ereplay_offsets\x18} \x03(\x04R\rreplayOffsets\x12\x1f\n" +
+	"\vreplay_lens\x18~ \x03(\rR\n" +
+	"replayLens\x12\x1f\n" +
+	"\vreplay_usec\x18\x7f \x03(\x04R\n" +
+	"replayUsec\x12'\n" +
+	"\x0freplay_no_stall\x18\x80\x01 \x01(\bR\rreplayNoStall\x12+\n" +
+	"\x11replay_time_scale\x18\x81\x01 \x01(\rR\x0freplayTimeScale\x12(\n" +
+	"\x0freplay_redirect\x18\x82\x01 \x01(\tR\x0ereplayRedirect\x126\n" +
 	"\brefusals\x18\x96\x01 \x03(\v2\x19.writepath.fio.v1.RefusalR\brefusals\"_\n" +
 	"\aRefusal\x12\x16\n" +
 	"\x06option\x18\x01 \x01(\tR\x06option\x12\x14\n" +
