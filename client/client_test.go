@@ -102,6 +102,13 @@ func TestLinerTxnColumns(t *testing.T) {
 	if strings.Contains(got, "MB/s") || strings.Contains(got, "late/s") || strings.Contains(got, "ops/s") {
 		t.Errorf("line = %q: MB/s, ops/s or late/s on a closed-loop transaction line", got)
 	}
+	// A histogram that does not decode gives no p95 rather than 0.
+	good := mi.Ops[0].Hdr
+	mi.Ops[0].Hdr = []byte("not a histogram")
+	if got := l.Line(mi, 1); !strings.Contains(got, "p95      ? p99") {
+		t.Errorf("line with a broken histogram = %q; want p95 ?", got)
+	}
+	mi.Ops[0].Hdr = good
 	mi.Stats = append(mi.Stats, &writepathv1.OpStats{Op: "trx_uncorrected", Count: 100})
 	if got := l.Line(mi, 1); !strings.Contains(got, "late/s 0.0") || strings.Contains(got, "trx_uncorrected") {
 		t.Errorf("open-loop line = %q; want late/s, not the uncorrected op", got)

@@ -142,11 +142,15 @@ func (l *Liner) txnColumns(b *strings.Builder, mi *writepathv1.MergedInterval) {
 	if l.counters["writes"] || l.counters["other"] {
 		fmt.Fprintf(b, " qps %8.1f (w/o %.1f/%.1f)", perSec(c["writes"]+c["other"], secs), perSec(c["writes"], secs), perSec(c["other"], secs))
 	}
-	p95 := int64(0)
+	p95 := latMs(s, 0)
 	if s.GetCount() > 0 {
-		p95 = intervalPercentile(mi, TxnOp, 95)
+		if ns, err := intervalPercentile(mi, TxnOp, 95); err != nil {
+			p95 = fmt.Sprintf("%6s", "?") // no figure rather than a wrong one
+		} else {
+			p95 = latMs(s, ns)
+		}
 	}
-	fmt.Fprintf(b, "  lat p50 %s p95 %s p99 %s ms", latMs(s, s.GetP50()), latMs(s, p95), latMs(s, s.GetP99()))
+	fmt.Fprintf(b, "  lat p50 %s p95 %s p99 %s ms", latMs(s, s.GetP50()), p95, latMs(s, s.GetP99()))
 	for _, k := range []struct{ counter, label string }{{"errors", "err/s"}, {"reconnects", "reconn/s"}, {"late", "late/s"}} {
 		if l.counters[k.counter] && (k.counter != "late" || l.openLoop) {
 			fmt.Fprintf(b, " %s %.1f", k.label, perSec(c[k.counter], secs))
@@ -180,13 +184,14 @@ func opStat(mi *writepathv1.MergedInterval, op string) *writepathv1.OpStats {
 }
 
 // intervalPercentile reads a percentile the stats do not carry from the
-// interval's merged histogram of op (0 when it has none).
-func intervalPercentile(mi *writepathv1.MergedInterval, op string, p float64) int64 {
+// interval's merged histogram of op (0 when it has none); an error when
+// the histogram does not decode.
+func intervalPercentile(mi *writepathv1.MergedInterval, op string, p float64) (int64, error) {
 	h, err := results.IntervalHistogram(mi, func(o string) bool { return o == op })
 	if err != nil {
-		return 0
+		return 0, err
 	}
-	return h.Percentile(p)
+	return h.Percentile(p), nil
 }
 
 // latMs formats a latency in ms, or "-" when the interval has no sample.

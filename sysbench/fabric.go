@@ -109,7 +109,11 @@ func (l *liveLines) event(ev *writepathv1.WatchRunResponse) {
 		Errors: c["errors"], Reconnects: c["reconnects"]}
 	var lat float64
 	if l.pct > 0 {
-		if h, err := results.IntervalHistogram(mi, isTrx); err == nil {
+		h, err := results.IntervalHistogram(mi, isTrx)
+		if err != nil {
+			// sysbench's line has no room for it: say so beside.
+			l.text.Printf(oltp.LevelWarning, "interval %d: %v: its latency is shown as 0", mi.GetSeq(), err)
+		} else {
 			lat = float64(h.Percentile(l.pct)) / 1e6
 		}
 	}

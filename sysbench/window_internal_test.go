@@ -45,3 +45,18 @@ func TestWindowReportsWhatItCannotMerge(t *testing.T) {
 		t.Errorf("a corrupt interval: err %v; want one naming interval 1", err)
 	}
 }
+
+// TestLiveLineSaysWhatItCannotRead: an interval line whose histogram does
+// not decode still prints (latency 0, as sysbench's format has no other
+// way) and a warning beside it says why.
+func TestLiveLineSaysWhatItCannotRead(t *testing.T) {
+	at := time.Unix(1000, 0)
+	var out strings.Builder
+	l := &liveLines{text: oltp.NewText(&out, oltp.Output{Verbosity: 3}), pct: 95, interval: time.Second}
+	l.event(&writepathv1.WatchRunResponse{Event: &writepathv1.WatchRunResponse_Interval{Interval: &writepathv1.MergedInterval{
+		Phase: oltp.PhaseRun, Seq: 3, Seconds: 1, Start: timestamppb.New(at), End: timestamppb.New(at.Add(time.Second)),
+		Ops: []*writepathv1.OpHistogram{{Op: "trx", Hdr: []byte("not a histogram")}}}}})
+	if got := out.String(); !strings.Contains(got, "interval 3: ") || !strings.Contains(got, "its latency is shown as 0") || !strings.Contains(got, "tps:") {
+		t.Errorf("printed %q; want the line and a warning naming interval 3", got)
+	}
+}
