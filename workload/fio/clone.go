@@ -72,6 +72,9 @@ type clone struct {
 	bufFill  bufferFill
 	fillRand *rand.Rand
 
+	// qd is how the queueing engines batch submissions and completions.
+	qd depths
+
 	recording    bool
 	rampEnd      int64 // ns since base
 	endAt        int64 // ns since base; 0 = no runtime limit

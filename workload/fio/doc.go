@@ -55,7 +55,13 @@
 // write sizes agree.
 //
 // Write buffers are filled with random bytes once per job and not
-// re-scrambled per I/O; only the options listed in the issue are accepted
-// and any other is an error before any I/O. io_uring runs with fio's engine
-// defaults only (no sqthread_poll, fixedbufs, registerfiles or hipri).
+// re-scrambled per I/O. --parse-only accepts what fio 3.33's does (all of
+// fio's options, any engine, the options of the section's engine); what
+// cannot run here is refused before any I/O, naming where and why
+// (refuse.go), never ignored. io_uring runs with fio's engine defaults
+// only (no sqthread_poll, fixedbufs, registerfiles or hipri).
+//
+// libaio and io_uring batch as fio: iodepth_batch_submit requests per
+// io_submit/io_uring_enter, iodepth_batch_complete_min to _max
+// completions per wait, a full queue reaped down to iodepth_low.
 package fio

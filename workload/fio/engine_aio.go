@@ -46,9 +46,10 @@ func (c *clone) newAIO() (*aioState, error) {
 	return a, nil
 }
 
-// runAIO is the libaio loop: keep iodepth requests in flight, submit what
-// is prepared, reap at least one completion per io_getevents, as fio does
-// with its defaults (iodepth_batch_complete_min=1). A sync due after N
+// runAIO is the libaio loop: keep iodepth requests in flight, submit every
+// iodepth_batch_submit prepared, reap iodepth_batch_complete_min to _max
+// completions per io_getevents (1 and 1 by default) and, once the queue
+// was full, down to iodepth_low, as fio does. A sync due after N
 // writes is issued, as fio's libaio engine does, once every prepared
 // request has been submitted, as a blocking call while the others fly.
 func (c *clone) runAIO() error {
@@ -84,7 +85,8 @@ type queue interface {
 
 // drive is the loop of the queueing engines: fill the free slots, submit,
 // reap, until the job has no more I/O or is told to stop, then drain what
-// is in flight.
+// is in flight. A full queue is reaped down to iodepth_low before it is
+// filled again, as fio's wait_for_completions.
 func (c *clone) drive(q queue) error {
 	exhausted := false
 	for {
@@ -104,8 +106,14 @@ func (c *clone) drive(q queue) error {
 			}
 			continue
 		}
+		full := q.inflight() >= c.qd.depth
 		if err := q.reap(); err != nil {
 			return err
+		}
+		for full && q.inflight() > c.qd.low {
+			if err := q.reap(); err != nil {
+				return err
+			}
 		}
 	}
 }
@@ -181,6 +189,13 @@ func (c *clone) fill(a *aioState) (bool, error) {
 		a.start[slot] = c.now()
 		a.list[a.pending] = cb
 		a.pending++
+		if a.pending >= c.qd.submit {
+			// fio commits (io_submit) every iodepth_batch_submit
+			// requests queued; what is left goes before the next wait.
+			if err := c.submit(a); err != nil {
+				return false, err
+			}
+		}
 	}
 	return false, nil
 }
@@ -220,17 +235,15 @@ func (c *clone) submit(a *aioState) error {
 	return nil
 }
 
-// reapMax is how many completions one io_getevents may return. fio 3.33's
-// defaults are iodepth_batch_complete_min=1 and iodepth_batch_complete_max
-// equal to it (strace shows io_getevents(ctx, 1, 1, ...)): fio reaps one
+// reap waits for iodepth_batch_complete_min completions and accounts the
+// up to iodepth_batch_complete_max returned. fio 3.33's defaults are 1 and
+// 1 (strace shows io_getevents(ctx, 1, 1, ...)): fio reaps one
 // completion, refills that slot, and so keeps the queue full. Reaping more
 // at once would let the queue drain while fsync=N blocks the refill, which
 // changes queue depth and clat; so we reap as fio does.
-const reapMax = 1
-
-// reap waits for at least one completion and accounts every one returned.
 func (c *clone) reap(a *aioState) error {
-	n, errno := aioGetEvents(a.ctx, 1, a.events[:reapMax], &a.ts)
+	lo, hi := c.qd.reapRange(a.inflight)
+	n, errno := aioGetEvents(a.ctx, lo, a.events[:hi], &a.ts)
 	if errno == unix.EINTR {
 		return nil
 	}

@@ -142,6 +142,12 @@ func (c *clone) fillUring(u *uringState) (bool, error) {
 		u.start[slot] = c.now()
 		u.r.push(uint32(slot))
 		u.queue = append(u.queue, slot)
+		if len(u.queue) >= c.qd.submit {
+			// fio commits every iodepth_batch_submit requests queued.
+			if err := c.submitUring(u); err != nil {
+				return false, err
+			}
+		}
 	}
 	return false, nil
 }
@@ -182,24 +188,42 @@ func (c *clone) submitUring(u *uringState) error {
 	return nil
 }
 
-// reapUring takes one completion (reapMax, as fio reaps with its
-// defaults), entering the kernel to wait only when the ring has none.
+// reapUring waits for iodepth_batch_complete_min completions and takes
+// up to iodepth_batch_complete_max (1 and 1 by default, as fio reaps),
+// entering the kernel to wait only when the ring has too few.
 func (c *clone) reapUring(u *uringState) error {
-	cqe, ok := u.r.peek()
-	if !ok {
-		_, errno := u.r.enter(0, 1)
-		switch errno {
-		case 0:
-		case unix.EINTR, unix.EAGAIN:
-			return nil
-		default:
-			return fmt.Errorf("job %s: io_uring_enter: %w", c.job.Name, errno)
+	lo, hi := c.qd.reapRange(u.inflight)
+	got := 0
+	var err error
+	for got < hi && err == nil {
+		cqe, ok := u.r.peek()
+		if !ok {
+			if got >= lo {
+				break
+			}
+			_, errno := u.r.enter(0, lo-got)
+			switch errno {
+			case 0:
+				continue
+			case unix.EINTR, unix.EAGAIN:
+			default:
+				err = fmt.Errorf("job %s: io_uring_enter: %w", c.job.Name, errno)
+			}
+			break
 		}
-		if cqe, ok = u.r.peek(); !ok {
-			return nil
-		}
+		u.r.advance()
+		got++
+		err = c.completeCQE(u, cqe)
 	}
-	u.r.advance()
+	if c.recording && got > 0 {
+		c.st.complete[batchIndex(got)]++
+		c.st.completes++
+	}
+	return err
+}
+
+// completeCQE accounts one completion.
+func (c *clone) completeCQE(u *uringState, cqe uringCQE) error {
 	now := c.now()
 	slot := int(cqe.userData)
 	u.free = append(u.free, slot)
@@ -221,10 +245,6 @@ func (c *clone) reapUring(u *uringState) error {
 				return err
 			}
 		}
-	}
-	if c.recording {
-		c.st.complete[batchIndex(1)]++
-		c.st.completes++
 	}
 	return nil
 }

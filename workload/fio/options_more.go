@@ -64,8 +64,6 @@ var notYet = map[string]bool{
 	"write_lat_log": true, "write_bw_log": true, "write_iops_log": true, "write_hist_log": true,
 	"log_avg_msec": true, "log_hist_msec": true, "log_hist_coarseness": true, "log_max_value": true,
 	"log_offset": true, "per_job_logs": true, "log_unix_epoch": true,
-	"iodepth_batch_submit": true, "iodepth_batch": true, "iodepth_batch_complete_min": true,
-	"iodepth_batch_complete": true, "iodepth_batch_complete_max": true, "iodepth_low": true,
 	"scramble_buffers": true,
 }
 

@@ -340,6 +340,7 @@ func finalizeJob(j *fiov1.Job) {
 		// writepath's offload pool runs synchronous calls only.
 		refuse(j, "io_submit_mode", "offload", j.Origin, "io_submit_mode=offload runs the synchronous engines' calls from a pool of iodepth threads; libaio and io_uring queue their own I/O (use inline)")
 	}
+	checkDepths(j)
 	if j.IoSize == 0 && j.Size == 0 && j.Filesize > 0 {
 		j.Size = j.Filesize * uint64(max(j.Nrfiles, 1))
 	}

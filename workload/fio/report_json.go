@@ -89,7 +89,7 @@ func jobJSON(e entry, v *view, plus bool) obj {
 		kv{"usr_cpu", cpuPct(st.usage.usr, st.runtime)},
 		kv{"sys_cpu", cpuPct(st.usage.sys, st.runtime)},
 		kv{"ctx", st.usage.ctx}, kv{"majf", st.usage.majf}, kv{"minf", st.usage.minf},
-		kv{"iodepth_level", bucketsJSON(st.level, st.submits, levelLabels, true)},
+		kv{"iodepth_level", bucketsJSON(st.level, st.level.sum(), levelLabels, true)},
 		kv{"iodepth_submit", bucketsJSON(st.submit, st.submits, batchLabels, false)},
 		kv{"iodepth_complete", bucketsJSON(st.complete, st.completes, batchLabels, false)},
 	)

@@ -45,7 +45,7 @@ func terseEntry(b *bufio.Writer, e *entry, v *view, agg [nDirs]float64) {
 	fmt.Fprintf(b, ";%f%%;%f%%;%d;%d;%d", cpuPct(st.usage.usr, st.runtime), cpuPct(st.usage.sys, st.runtime),
 		st.usage.ctx, st.usage.majf, st.usage.minf)
 	for i := range levelLabels {
-		fmt.Fprintf(b, ";%3.1f%%", share(st.level[i], st.submits))
+		fmt.Fprintf(b, ";%3.1f%%", share(st.level[i], st.level.sum()))
 	}
 	lat := st.done
 	us := latShares(lat, 1e3, nsLabels)

@@ -81,7 +81,7 @@ func textEntry(b *bufio.Writer, e entry, v *view) {
 	st := e.st
 	fmt.Fprintf(b, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%d, majf=%d, minf=%d\n",
 		cpuPct(st.usage.usr, st.runtime), cpuPct(st.usage.sys, st.runtime), st.usage.ctx, st.usage.majf, st.usage.minf)
-	fmt.Fprintf(b, "  IO depths    : %s\n", textBuckets(st.level, st.submits, levelLabels))
+	fmt.Fprintf(b, "  IO depths    : %s\n", textBuckets(st.level, st.level.sum(), levelLabels))
 	fmt.Fprintf(b, "     submit    : %s\n", textBuckets(st.submit, st.submits, batchLabels))
 	fmt.Fprintf(b, "     complete  : %s\n", textBuckets(st.complete, st.completes, batchLabels))
 	// fio 3.33 prints fdatasyncs as read shorts (see dirJSON).

@@ -58,7 +58,8 @@ func plan(spec *fiov1.Spec, env workload.Env) ([]*clone, []string, error) {
 func planClone(j *fiov1.Job, num, index int, cp clonePaths, env workload.Env) (*clone, error) {
 	dir, path := cp.dir, cp.file.String()
 	c := &clone{job: j, num: num, index: index, file: cp.file, path: path, size: j.Size, fd: -1,
-		seed: cloneSeed(j.Randseed, index, env.Shard), st: newCloneStats(), number: j.NumberIos, offset: cloneOffset(j, num), env: env}
+		seed: cloneSeed(j.Randseed, index, env.Shard), st: newCloneStats(), number: j.NumberIos, offset: cloneOffset(j, num), env: env,
+		qd: depthsOf(j)}
 	if j.Filesize > 0 {
 		c.size = j.Filesize
 	}

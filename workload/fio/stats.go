@@ -107,6 +107,16 @@ func (s samples) stddev() float64 { return math.Sqrt(math.Max(0, s.variance())) 
 // for levels; 0, 4, 8, 16, 32, 64, >=64 for submit/complete batch sizes.
 type depthBuckets [7]int64
 
+// sum is the buckets' total: for levels, the requests submitted (fio
+// divides its io_u_map by them, not by the io_submit calls, which differ
+// once a call submits several).
+func (b *depthBuckets) sum() (t int64) {
+	for _, n := range b {
+		t += n
+	}
+	return t
+}
+
 // levelIndex maps a queue depth to fio's io_u_map bucket.
 func levelIndex(depth int) int {
 	switch {
