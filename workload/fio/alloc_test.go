@@ -2,6 +2,9 @@ package fio
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
@@ -56,6 +59,39 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 		if large > small+16 {
 			t.Errorf("%s: 64 I/Os allocate %d times, 256 I/Os %d; want no per-I/O allocation", engine, small, large)
 		}
+	}
+}
+
+// TestNullAndReplayDoNotAllocate: the null engine (at iodepth 1 and its
+// queue at 8) with fio's read/write mix, and a replayed log, allocate
+// nothing per I/O either.
+func TestNullAndReplayDoNotAllocate(t *testing.T) {
+	for _, depth := range []string{"1", "8"} {
+		base := []string{"--name=a", "--rw=randrw", "--ioengine=null", "--iodepth=" + depth}
+		small := mallocsForRun(t, append(base, "--size=1m")...)
+		large := mallocsForRun(t, append(base, "--size=4m")...)
+		t.Logf("null iodepth=%s: mallocs %d (256 I/Os) vs %d (1024 I/Os)", depth, small, large)
+		if large > small+16 {
+			t.Errorf("null iodepth=%s: 256 I/Os allocate %d times, 1024 I/Os %d; want no per-I/O allocation", depth, small, large)
+		}
+	}
+	dir := t.TempDir()
+	logOf := func(n int) string {
+		b := []byte("fio version 2 iolog\nf add\nf open\n")
+		for i := 0; i < n; i++ {
+			b = fmt.Appendf(b, "f write %d 4096\nf read %d 4096\n", i*4096, i*4096)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("l%d", n))
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	small := mallocsForRun(t, "--name=r", "--ioengine=null", "--read_iolog="+logOf(64), "--replay_redirect=x")
+	large := mallocsForRun(t, "--name=r", "--ioengine=null", "--read_iolog="+logOf(256), "--replay_redirect=x")
+	t.Logf("replay: mallocs %d (128 I/Os) vs %d (512 I/Os)", small, large)
+	if large > small+16 {
+		t.Errorf("replay: 128 I/Os allocate %d times, 512 I/Os %d; want no per-I/O allocation", small, large)
 	}
 }
 
