@@ -20,7 +20,10 @@
 # switches, per 1,000 transactions; the server's CPU per 1,000 transactions
 # (/proc/PID/stat of mysqld, all threads); the first second's TPS over the
 # run's median second (writepath's interval lines; sysbench's
-# --report-interval=1).
+# --report-interval=1); the server's voluntary context switches (all its
+# threads, /proc/PID/task/*/status; connection threads stay in the thread
+# cache between runs) and its fsyncs (Innodb_data_fsyncs) per transaction:
+# where the server's CPU per transaction goes (wake-ups, group commit).
 #
 # Environment: TABLES (8), SIZE (100000), TIME (10 s per run), ROUNDS (2),
 # THREADS ("8 16 64"), COMMITS ("1 2"), BINARY (server binary), SET (extra
@@ -74,6 +77,10 @@ WPR=("$WP" run oltp --db "$WORK/wp.db" --data-dir "$WORK/data" $WP_FLAGS)
 sql() { MYSQL_PWD=$PW mariadb -S "$SOCK" -uroot -N -e "$1" 2>/dev/null || MYSQL_PWD=$PW mysql -S "$SOCK" -uroot -N -e "$1"; }
 # srv_ticks: the server's user+sys clock ticks so far (all its threads).
 srv_ticks() { awk '{print $14 + $15}' "/proc/$SPID/stat"; }
+# srv_vcs: the server's voluntary context switches so far (its live threads).
+srv_vcs() { cat /proc/"$SPID"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ {s += $2} END {print s + 0}'; }
+# srv_fsyncs: Innodb_data_fsyncs so far.
+srv_fsyncs() { sql "SHOW GLOBAL STATUS LIKE 'Innodb_data_fsyncs'" | awk '{print $2 + 0}'; }
 HZ=$(getconf CLK_TCK)
 
 # timed OUT CMD...: runs CMD, stdout to OUT, stderr to OUT.err,
@@ -106,12 +113,14 @@ if [ "$PREPARE" = 1 ]; then
 fi
 "${SB[@]}" --threads="$PREP_THREADS" prepare >/dev/null
 
-RUNS="$WORK/runs.txt" # commit threads pair tool tps p99 trx cpu_s vcs srv_s first_tps median_tps
+RUNS="$WORK/runs.txt" # commit threads pair tool tps p99 trx cpu_s vcs srv_s first_tps median_tps srv_vcs srv_fsyncs
 : >"$RUNS"
 
 # run_one TOOL COMMIT THREADS PAIR N: one run, one line in $RUNS.
 run_one() {
-	local tool=$1 commit=$2 th=$3 pair=$4 out="$WORK/$1.$2.$3.$4.$5" t0 t1 tps p99 trx first median
+	local tool=$1 commit=$2 th=$3 pair=$4 out="$WORK/$1.$2.$3.$4.$5" t0 t1 w0 w1 f0 f1 tps p99 trx first median
+	f0=$(srv_fsyncs)
+	w0=$(srv_vcs)
 	t0=$(srv_ticks)
 	if [ "$tool" = sysbench ]; then
 		timed "$out" "${SB[@]}" --threads="$th" --time="$TIME" --percentile=99 --report-interval=1 run
@@ -128,13 +137,15 @@ run_one() {
 			function first_median(v, n,   s, i, j, t) {if (n == 0) return "0 0"; for (i = 0; i < n; i++) s[i] = v[i]; for (i = 1; i < n; i++) for (j = i; j > 0 && s[j-1] > s[j]; j--) {t = s[j]; s[j] = s[j-1]; s[j-1] = t}; return v[0] " " s[int(n / 2)]}' "$out" "$out.err")
 	fi
 	t1=$(srv_ticks)
+	w1=$(srv_vcs)
+	f1=$(srv_fsyncs)
 	if [ -z "${trx:-}" ] || [ "${trx:-0}" = 0 ]; then
 		echo "bench/oltp.sh: $tool at trx_commit=$commit, $th threads: no summary in $out; its stderr:" >&2
 		tail -5 "$out.err" >&2
 		exit 1
 	fi
 	read -r _ u s v _ <"$out.time"
-	echo "$commit $th $pair $tool $tps $p99 $trx $(awk -v u="$u" -v s="$s" 'BEGIN {print u + s}') $v $(awk -v d=$((t1 - t0)) -v hz="$HZ" 'BEGIN {print d / hz}') $first $median" >>"$RUNS"
+	echo "$commit $th $pair $tool $tps $p99 $trx $(awk -v u="$u" -v s="$s" 'BEGIN {print u + s}') $v $(awk -v d=$((t1 - t0)) -v hz="$HZ" 'BEGIN {print d / hz}') $first $median $((w1 - w0)) $((f1 - f0))" >>"$RUNS"
 }
 
 # table COMMIT THREADS: the setting's lines from $RUNS.
@@ -147,12 +158,13 @@ table() {
 		i = n[k]++
 		v[k, 0, i] = $5; v[k, 1, i] = $6; v[k, 2, i] = $8 / $7 * 1000; v[k, 3, i] = $9 / $7; v[k, 4, i] = $10 / $7 * 1000
 		v[k, 5, i] = ($12 > 0) ? $11 / $12 : 0
+		v[k, 6, i] = $13 / $7; v[k, 7, i] = $14 / $7
 		pv[k, $3] = i; pairs[$3] = 1
 	}
 	END {
-		split("TPS|p99 ms|client CPU s/1k trx|client vol. switches/trx|server CPU s/1k trx|first s TPS/median s", name, "|")
-		split("%.0f|%.2f|%.3f|%.2f|%.3f|%.2f", fmt, "|")
-		for (m = 0; m < 6; m++) {
+		split("TPS|p99 ms|client CPU s/1k trx|client vol. switches/trx|server CPU s/1k trx|first s TPS/median s|server vol. switches/trx|server fsyncs/trx", name, "|")
+		split("%.0f|%.2f|%.3f|%.2f|%.3f|%.2f|%.2f|%.3f", fmt, "|")
+		for (m = 0; m < 8; m++) {
 			for (x = 0; x < n["s"]; x++) a[x] = v["s", m, x]; sc = cell(a, n["s"], fmt[m+1])
 			for (x = 0; x < n["w"]; x++) a[x] = v["w", m, x]; wc = cell(a, n["w"], fmt[m+1])
 			np = 0
@@ -180,7 +192,7 @@ for c in $COMMITS; do
 	done
 done
 echo
-echo "single runs (trx_commit threads pair tool TPS p99 trx client_cpu_s client_vcs server_cpu_s first_s_tps median_s_tps), in order:"
+echo "single runs (trx_commit threads pair tool TPS p99 trx client_cpu_s client_vcs server_cpu_s first_s_tps median_s_tps server_vcs server_fsyncs), in order:"
 cat "$RUNS"
 echo
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
