@@ -72,6 +72,10 @@ type clone struct {
 	bufFill  bufferFill
 	fillRand *rand.Rand
 
+	// mm is the clone's region mapped for ioengine=mmap, from file offset
+	// mmBase.
+	mm     []byte
+	mmBase uint64
 	// qd is how the queueing engines batch submissions and completions.
 	qd depths
 
@@ -321,6 +325,8 @@ func (c *clone) doSync() error {
 	var err error
 	if isNull(c.job) {
 		// fio's null engine completes syncs without a system call.
+	} else if c.mm != nil {
+		err = unix.Msync(c.mm, unix.MS_SYNC) // fio's mmap engine, for fsync and fdatasync alike
 	} else if c.datasync {
 		err = unix.Fdatasync(c.fd)
 	} else {

@@ -79,6 +79,8 @@ func (c *clone) syncIO(op int, buf []byte, off uint64) (int, error) {
 	switch c.job.Ioengine {
 	case fiov1.IOEngine_IO_ENGINE_NULL:
 		return len(buf), nil
+	case fiov1.IOEngine_IO_ENGINE_MMAP:
+		return c.mmapIO(op, buf, off)
 	case fiov1.IOEngine_IO_ENGINE_SYNC:
 		if _, err := unix.Seek(c.fd, int64(off), 0); err != nil {
 			return 0, err

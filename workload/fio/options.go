@@ -403,6 +403,7 @@ var engineNames = map[string]fiov1.IOEngine{
 	"pvsync": fiov1.IOEngine_IO_ENGINE_PVSYNC, "libaio": fiov1.IOEngine_IO_ENGINE_LIBAIO,
 	"io_uring": fiov1.IOEngine_IO_ENGINE_IO_URING, "null": fiov1.IOEngine_IO_ENGINE_NULL,
 	"pvsync2": fiov1.IOEngine_IO_ENGINE_PVSYNC2, "posixaio": fiov1.IOEngine_IO_ENGINE_POSIXAIO,
+	"mmap": fiov1.IOEngine_IO_ENGINE_MMAP,
 }
 
 func setEngine(j *fiov1.Job, v string) error {

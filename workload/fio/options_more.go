@@ -11,8 +11,7 @@ import (
 
 // refusedEngines are fio engines that cannot run here, and why.
 var refusedEngines = map[string]string{
-	"mmap": "not supported yet; use psync",
-	"sg":   "SCSI generic devices are not supported", "net": "network I/O is not a storage write path",
+	"sg": "SCSI generic devices are not supported", "net": "network I/O is not a storage write path",
 	"netsplice": "network I/O is not a storage write path", "rdma": "needs RDMA hardware",
 	"cpuio": "burns CPU instead of doing I/O; not offered", "splice": "not supported; use psync",
 	"e4defrag": "defragments files instead of measuring I/O; not offered",

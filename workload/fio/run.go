@@ -503,6 +503,11 @@ func openClone(c *clone) error {
 		// fio's invalidate=1: start buffered jobs from a cold page cache.
 		_ = unix.Fadvise(fd, int64(c.offset), int64(c.size), unix.FADV_DONTNEED)
 	}
+	if isMmap(j) {
+		if err := c.mapFile(); err != nil {
+			return err
+		}
+	}
 	depth := 1
 	if j.Ioengine == fiov1.IOEngine_IO_ENGINE_LIBAIO || j.Ioengine == fiov1.IOEngine_IO_ENGINE_IO_URING || j.SubmitOffload ||
 		j.Ioengine == fiov1.IOEngine_IO_ENGINE_POSIXAIO {
@@ -539,6 +544,7 @@ func (c *clone) closeFile() error {
 			err = c.syncError(err)
 		}
 	}
+	c.unmapFile()
 	_ = unix.Close(c.fd)
 	c.fd = -1
 	if c.job.Unlink {
