@@ -53,6 +53,19 @@ type generator struct {
 	mix             *fioMix       // rw=rw, randrw: fio's direction choice
 	dist            *distribution // nil = uniform
 	rmap            *randMap      // nil for sequential jobs and norandommap
+	zone            *stridedZones // zonemode=strided; nil without
+}
+
+// stridedZones is fio's zonemode=strided: the I/O goes to one zone of
+// zonerange bytes (offsets drawn, or the stream wrapping, within it) until
+// zonesize bytes are done, then to the zone zoneskip bytes past its end,
+// back to the region's start past its end, as fio's
+// setup_strided_zone_mode.
+type stridedZones struct {
+	size, rng, skip uint64
+	region          uint64 // the whole region's bytes
+	start           uint64 // the current zone's offset in the region
+	bytes           uint64 // bytes of I/O in the current zone
 }
 
 func newGenerator(j *fiov1.Job, offset, size uint64, seed uint64) *generator {
@@ -93,8 +106,14 @@ func newGenerator(j *fiov1.Job, offset, size uint64, seed uint64) *generator {
 	case fiov1.ReadWrite_READ_WRITE_RANDRW:
 		g.readPct, g.random = j.Rwmixread, true
 	}
+	if j.ZoneMode == zoneStrided && j.ZoneSize > 0 && j.ZoneRange > 0 {
+		// offsets are drawn within a zone; the region's size still
+		// bounds the I/O (limit)
+		g.zone = &stridedZones{size: j.ZoneSize, rng: j.ZoneRange, skip: j.ZoneSkip, region: size}
+		g.size = min(j.ZoneRange, size)
+	}
 	g.gran = g.minBS()
-	g.blocks = size / g.gran
+	g.blocks = g.size / g.gran
 	if g.random && g.blocks > 0 {
 		g.dist = newDistribution(j, g.blocks, seed)
 		if !j.Norandommap {
@@ -237,6 +256,10 @@ func (g *generator) next(d int) (off, n uint64, ok bool) {
 	if left := g.limit - g.issued; n > left {
 		n = left / g.gran * g.gran
 	}
+	var zoneStart uint64
+	if g.zone != nil {
+		zoneStart = g.enterZone(d)
+	}
 	if !g.random {
 		off, n, ok = g.nextSeq(d, n)
 	} else {
@@ -246,10 +269,38 @@ func (g *generator) next(d int) (off, n uint64, ok bool) {
 		return 0, 0, false
 	}
 	g.issued += n
+	off += zoneStart
+	if g.zone != nil {
+		g.zone.bytes += n
+	}
 	if g.trimWrite {
 		g.pending, g.pendOff, g.pendN = true, g.base+off, n
 	}
 	return g.base + off, n, true
+}
+
+// enterZone moves to the next zone once this one had zonesize bytes, and
+// starts the zone's offsets afresh every zonerange bytes (fio's
+// fio_file_reset: the stream back to the zone's start, the random map
+// cleared); it returns the zone's offset in the region.
+func (g *generator) enterZone(d int) uint64 {
+	z := g.zone
+	if z.bytes >= z.size {
+		z.bytes = 0
+		z.start += z.rng + z.skip
+		if z.start >= z.region {
+			z.start = 0
+		}
+		g.seqNext[d] = 0
+	}
+	if z.bytes%z.rng == 0 {
+		g.seqNext = [nDirs]uint64{}
+		g.seqLeft = 0
+		if g.rmap != nil {
+			g.rmap.reset()
+		}
+	}
+	return z.start
 }
 
 // nextSeq continues direction d's sequential stream, wrapping at the end
@@ -359,5 +410,8 @@ func (g *generator) restart() {
 	g.seqLeft = 0
 	if g.rmap != nil {
 		g.rmap.reset()
+	}
+	if g.zone != nil {
+		g.zone.start, g.zone.bytes = 0, 0
 	}
 }

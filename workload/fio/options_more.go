@@ -33,7 +33,7 @@ var refusedEngines = map[string]string{
 // unknown name is ErrUnknownOption.
 var refused = map[string]string{
 	"verify_async":         "verification runs in the job's own thread",
-	"zonemode":             "zone modes (zonemode=strided, zbd) are not built yet",
+	"zonemode":             "zoned block devices (zonemode=zbd and its options) are not supported",
 	"trim_percentage":      "trims of blocks written (trim_percentage, trim_verify_zero) are not issued; use rw=trim, randtrim, trimwrite or randtrimwrite",
 	"log_compression_cpus": "logs are compressed in the job's own thread, a chunk at a time",
 	"exitall_on_error":     "jobs are not stopped when one fails",
@@ -587,3 +587,27 @@ const (
 	exitRunning = 1 // every job running (fio's stonewall)
 	exitAll     = 2 // every job, started or not
 )
+
+// zonemode= values (Job.zone_mode).
+const (
+	zoneNone    = 0 // fio 3.33's default
+	zoneStrided = 2
+	zoneZbd     = 3
+)
+
+// setZoneMode reads zonemode=: none, strided, or zbd (zoned block
+// devices: refused when run).
+func setZoneMode(j *fiov1.Job, v string) error {
+	switch strings.TrimSpace(v) {
+	case "none":
+		j.ZoneMode = zoneNone
+	case "strided":
+		j.ZoneMode = zoneStrided
+	case "zbd":
+		j.ZoneMode = zoneZbd
+		return runRefusal(refused["zonemode"])
+	default:
+		return fmt.Errorf("%q: want none, strided or zbd", v)
+	}
+	return nil
+}

@@ -341,6 +341,9 @@ func finalizeJob(j *fiov1.Job) {
 		refuse(j, "io_submit_mode", "offload", j.Origin, "io_submit_mode=offload runs the synchronous engines' calls from a pool of iodepth threads; libaio and io_uring queue their own I/O (use inline)")
 	}
 	checkDepths(j)
+	if j.ZoneMode == zoneStrided && j.ZoneRange == 0 {
+		j.ZoneRange = j.ZoneSize // fio: zonerange defaults to zonesize
+	}
 	if j.IoSize == 0 && j.Size == 0 && j.Filesize > 0 {
 		j.Size = j.Filesize * uint64(max(j.Nrfiles, 1))
 	}

@@ -44,7 +44,7 @@ var fioOnly = setOf(`allow_file_create allow_mounted_write allrandrepeat atomic 
 	trim_verify_zero uid unique_filename unit_base unlink_each_loop verify_async verify_async_cpus
 	verify_backlog_batch verify_offset verify_only verify_state_load verify_state_save
 	verifysort verifysort_nr write_barrier write_hint zone_reset_frequency zone_reset_threshold
-	zonecapacity zonemode zonerange zonesize zoneskip`)
+	zonecapacity`)
 
 // engineOptions are the engine-specific options of fio 3.33's engines as
 // Debian builds it (`fio --enghelp=ENGINE`). As in fio, a name that is no
@@ -196,6 +196,14 @@ func runErrors(jobs []*fiov1.Job) []error {
 	for _, j := range jobs {
 		if j.Size == 0 && j.Filename == "" && j.SizePercent == 0 && j.Filesize == 0 && j.IoSize == 0 {
 			errs = append(errs, fmt.Errorf("%s: job %s: %w: size= is required (fio: you need to specify size=)", j.Origin, j.Name, ErrInvalidValue))
+		}
+		// fio's fixup_options, whose errors its --parse-only does not
+		// report
+		switch {
+		case j.ZoneMode == zoneNone && j.ZoneSize > 0:
+			errs = append(errs, fmt.Errorf("%s: job %s: %w: --zonemode=none and --zonesize are not compatible (fio; zonemode defaults to none)", j.Origin, j.Name, ErrInvalidValue))
+		case j.ZoneMode == zoneStrided && j.ZoneSize == 0:
+			errs = append(errs, fmt.Errorf("%s: job %s: %w: --zonesize must be specified when using --zonemode=strided (fio)", j.Origin, j.Name, ErrInvalidValue))
 		}
 	}
 	return errs

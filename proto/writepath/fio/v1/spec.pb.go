@@ -1214,7 +1214,16 @@ type Job struct {
 	// built): the parser accepts them, as fio --parse-only does, and New
 	// refuses the job naming each one, so none is ever silently ignored.
 	// (Numbered apart from the options' fields, which others extend.)
-	Refusals      []*Refusal `protobuf:"bytes,150,rep,name=refusals,proto3" json:"refusals,omitempty"`
+	Refusals []*Refusal `protobuf:"bytes,150,rep,name=refusals,proto3" json:"refusals,omitempty"`
+	// zonemode=strided (zone_size > 0): zone_size bytes of I/O in each zone
+	// of zone_range bytes, then the next zone zone_skip bytes past its end,
+	// wrapping to the start, as fio's strided zones.
+	ZoneSize  uint64 `protobuf:"varint,151,opt,name=zone_size,json=zoneSize,proto3" json:"zone_size,omitempty"`
+	ZoneRange uint64 `protobuf:"varint,152,opt,name=zone_range,json=zoneRange,proto3" json:"zone_range,omitempty"`
+	ZoneSkip  uint64 `protobuf:"varint,153,opt,name=zone_skip,json=zoneSkip,proto3" json:"zone_skip,omitempty"`
+	// zonemode=: 0 none (fio 3.33's default), 2 strided, 3 zbd (refused
+	// when run).
+	ZoneMode      uint32 `protobuf:"varint,154,opt,name=zone_mode,json=zoneMode,proto3" json:"zone_mode,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2089,6 +2098,34 @@ func (x *Job) GetRefusals() []*Refusal {
 	return nil
 }
 
+func (x *Job) GetZoneSize() uint64 {
+	if x != nil {
+		return x.ZoneSize
+	}
+	return 0
+}
+
+func (x *Job) GetZoneRange() uint64 {
+	if x != nil {
+		return x.ZoneRange
+	}
+	return 0
+}
+
+func (x *Job) GetZoneSkip() uint64 {
+	if x != nil {
+		return x.ZoneSkip
+	}
+	return 0
+}
+
+func (x *Job) GetZoneMode() uint32 {
+	if x != nil {
+		return x.ZoneMode
+	}
+	return 0
+}
+
 // Refusal is one option a job cannot run with, where it was given and why.
 type Refusal struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2206,7 +2243,7 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
 	"\x04prio\x18\f \x01(\bR\x04prio\x12 \n" +
 	"\vcompression\x18\r \x01(\x04R\vcompression\x12)\n" +
-	"\x10store_compressed\x18\x0e \x01(\bR\x0fstoreCompressed\"\xaa\"\n" +
+	"\x10store_compressed\x18\x0e \x01(\bR\x0fstoreCompressed\"\xa4#\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -2350,7 +2387,12 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\x0freplay_no_stall\x18\x80\x01 \x01(\bR\rreplayNoStall\x12+\n" +
 	"\x11replay_time_scale\x18\x81\x01 \x01(\rR\x0freplayTimeScale\x12(\n" +
 	"\x0freplay_redirect\x18\x82\x01 \x01(\tR\x0ereplayRedirect\x126\n" +
-	"\brefusals\x18\x96\x01 \x03(\v2\x19.writepath.fio.v1.RefusalR\brefusals\"_\n" +
+	"\brefusals\x18\x96\x01 \x03(\v2\x19.writepath.fio.v1.RefusalR\brefusals\x12\x1c\n" +
+	"\tzone_size\x18\x97\x01 \x01(\x04R\bzoneSize\x12\x1e\n" +
+	"\n" +
+	"zone_range\x18\x98\x01 \x01(\x04R\tzoneRange\x12\x1c\n" +
+	"\tzone_skip\x18\x99\x01 \x01(\x04R\bzoneSkip\x12\x1c\n" +
+	"\tzone_mode\x18\x9a\x01 \x01(\rR\bzoneMode\"_\n" +
 	"\aRefusal\x12\x16\n" +
 	"\x06option\x18\x01 \x01(\tR\x06option\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value\x12\x14\n" +
