@@ -87,7 +87,7 @@ var cliFlags = map[string]cliFlag{
 	"eta":             {arg: needsArg, apply: setEta},
 	"eta-newline":     {arg: needsArg, apply: durationFlag(func(c *Command) *time.Duration { return &c.EtaNewline })},
 	"eta-interval":    {arg: needsArg, apply: durationFlag(func(c *Command) *time.Duration { return &c.EtaInterval })},
-	"status-interval": {arg: needsArg, refuse: "periodic full status dumps are not written yet; the ETA line (--eta=always) shows the rate and p99 each second"},
+	"status-interval": {arg: needsArg, apply: durationFlag(func(c *Command) *time.Duration { return &c.StatusInterval })},
 	"readonly":        {arg: noArg, apply: func(_ *Command, p *cliState, _ string) error { p.readonly = true; return nil }},
 	"section": {arg: needsArg, apply: func(_ *Command, p *cliState, v string) error {
 		if v == "global" {

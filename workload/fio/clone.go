@@ -83,7 +83,8 @@ type clone struct {
 	rampEnd      int64 // ns since base
 	endAt        int64 // ns since base; 0 = no runtime limit
 	recStart     int64
-	replay       *replay // read_iolog: the log's entries instead of the generator's
+	replay       *replay      // read_iolog: the log's entries instead of the generator's
+	status       *cloneStatus // --status-interval: copies of the counts, when asked
 	lastSample   int64
 	nextSample   int64
 	nextYield    int64
@@ -165,6 +166,9 @@ func (c *clone) tick(now int64) bool {
 const yieldEvery = 5 * time.Millisecond
 
 func (c *clone) yield(now int64) {
+	if c.status != nil && c.status.want.Load() {
+		c.publish(now)
+	}
 	runtime.Gosched()
 	c.nextYield = now + int64(yieldEvery)
 }

@@ -61,6 +61,7 @@ func runLocal(ctx context.Context, c *Command, stdout, stderr io.Writer, version
 		defer f.Close()
 		out = f
 	}
+	w.SetStatus(c.StatusInterval, out)
 	// Layout notes go into the report, as fio prints them on stdout;
 	// stderr gets errors only.
 	env := workload.Env{Start: time.Now(), Version: version,
@@ -141,6 +142,7 @@ var helpLines = [][2]string{
 	{"--eta=when", "When ETA estimate should be printed (always, never, auto)"},
 	{"--eta-newline=t", "Force a new line for every 't' period passed"},
 	{"--eta-interval=t", "Update the ETA line every 't' (default 1s)"},
+	{"--status-interval=t", "Force full status dump every 't' period passed"},
 	{"--readonly", "Turn on safety read-only checks, preventing writes"},
 	{"--section=name", "Only run specified section in job file, multiple sections can be specified"},
 	{"--alloc-size=kb", "Accepted; writepath has no smalloc pool"},

@@ -132,10 +132,11 @@ func (c *clone) completeSync(start, end int64) {
 
 // measure runs the clones with a handle view of rec open from start, and
 // gives each clone its latencies from it once they are done.
-func measure(ctx context.Context, clones []*clone, rec *workload.Recorder, log *slog.Logger, start time.Time) error {
+func measure(ctx context.Context, clones []*clone, rec *workload.Recorder, log *slog.Logger, start time.Time, status *statusRun) error {
 	v := rec.NewHandleView(start)
 	defer v.Close()
 	runClones(ctx, clones, rec, log)
+	status.end() // the dumps stop before the clones' handles go
 	// A clone's handles are done: released, they give their last values
 	// to the open interval and the view, and their memory back.
 	for _, c := range clones {

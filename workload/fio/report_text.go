@@ -32,14 +32,18 @@ func init() {
 // writeTextView writes fio's normal output of one run.
 func writeTextView(out io.Writer, v *view) error {
 	b := bufio.NewWriter(out)
-	textHeader(b, v)
+	if !v.status && !v.headed {
+		textHeader(b, v)
+	}
 	for _, e := range v.entries {
 		textEntry(b, e, v)
 	}
 	for _, g := range groupsOf(v.entries) {
 		textGroup(b, g)
 	}
-	textDisks(b, v.disks)
+	if !v.status {
+		textDisks(b, v.disks)
+	}
 	return b.Flush()
 }
 

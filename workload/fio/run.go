@@ -194,7 +194,7 @@ func cloneSeed(seed uint64, index int, sh workload.Shard) uint64 {
 // wait_for) lay their files out when their turn comes, as fio's threads
 // set their files up when they start, so a job sees what the jobs before
 // it left.
-func execute(ctx context.Context, clones []*clone, notes []string, env workload.Env, rec *workload.Recorder) (*result, error) {
+func execute(ctx context.Context, clones []*clone, notes []string, env workload.Env, rec *workload.Recorder, w *Workload) (*result, error) {
 	log := env.Logger()
 	for _, n := range notes {
 		log.Info(n)
@@ -231,7 +231,11 @@ func execute(ctx context.Context, clones []*clone, notes []string, env workload.
 	}
 	before := readDiskStats(devs)
 	defer enoughProcs(len(clones))()
-	merr := measure(ctx, clones, rec, log, res.start)
+	var st *statusRun
+	if w != nil && w.status != nil {
+		st = startStatus(w.status, w, clones, rec, res.start, env.Version, notes)
+	}
+	merr := measure(ctx, clones, rec, log, res.start, st)
 	res.elapsed = time.Since(res.start)
 	res.disks = diskDelta(before, readDiskStats(devs), res.elapsed)
 	res.notes = notes
@@ -328,7 +332,9 @@ func runClones(ctx context.Context, clones []*clone, rec *workload.Recorder, log
 	var wg sync.WaitGroup
 	for _, c := range clones {
 		c.stop = stop
-		c.done = make(chan struct{})
+		if c.done == nil { // startStatus may have made it, to watch it
+			c.done = make(chan struct{})
+		}
 	}
 	for _, c := range clones {
 		wg.Go(func() {

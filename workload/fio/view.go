@@ -26,6 +26,13 @@ type view struct {
 	// host names the worker in fio's client/server output ("hostname",
 	// "<host> " before each normal line); empty for a local run.
 	host string
+	// status: a --status-interval dump, in normal output the jobs' and
+	// groups' lines only (fio prints the header once, before the jobs
+	// start, and disk stats at the end).
+	status bool
+	// headed: the normal output's header went out before the jobs ran
+	// (with --status-interval, as fio prints it first).
+	headed bool
 }
 
 // view is the last run's report rows.
@@ -39,7 +46,7 @@ func (w *Workload) view() (*view, error) {
 		return nil, err
 	}
 	v := &view{version: res.version, start: res.start, elapsed: res.elapsed, spec: w.spec,
-		pid: os.Getpid(), notes: res.notes, entries: es, disks: res.disks}
+		pid: os.Getpid(), notes: res.notes, entries: es, disks: res.disks, headed: w.status != nil && wantsText(w.spec)}
 	for _, c := range res.clones {
 		if c.job.Thread {
 			v.threads++

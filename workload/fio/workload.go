@@ -35,8 +35,9 @@ func init() {
 // Workload runs one fio Spec. Run may be called again; Summary and Report
 // describe the last completed run.
 type Workload struct {
-	spec *fiov1.Spec
-	mu   struct {
+	spec   *fiov1.Spec
+	status *statusDump // SetStatus: the report so far, every so often
+	mu     struct {
 		sync.Mutex
 		res *result // last run's result; nil before the first run ends
 	}
@@ -115,7 +116,7 @@ func (w *Workload) Run(ctx context.Context, phase string, env workload.Env, rec 
 	if err != nil {
 		return err
 	}
-	res, err := execute(ctx, clones, notes, env, rec)
+	res, err := execute(ctx, clones, notes, env, rec, w)
 	if res != nil {
 		res.version = env.Version
 		w.mu.Lock()
