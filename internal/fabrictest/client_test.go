@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +27,7 @@ import (
 // random writes on temporary files) on three workers over loopback gRPC,
 // as `writepath run fio --local-workers 3` does, and checks the summary:
 // merged totals equal the sum of the workers' own, and every worker shipped
-// fio's JSON summary.
+// fio's JSON summary, whose counts and percentiles are the fabric's.
 func TestLocalFioThreeWorkers(t *testing.T) {
 	f := fabrictest.Start(t, fabrictest.Options{Workers: 3})
 	meta, ok := workload.ByName("fio")
@@ -68,9 +70,44 @@ func TestLocalFioThreeWorkers(t *testing.T) {
 	if ph.Merged.Ops[0].Count != sum || len(ph.Workers) != 3 {
 		t.Errorf("merged count %d over %d workers; want the workers' sum %d over 3", ph.Merged.Ops[0].Count, len(ph.Workers), sum)
 	}
+	// Each worker's fio JSON and the fabric's totals of that worker are
+	// the same writes: the count, and the clat percentiles as fio ranks
+	// them (the first value whose rank reaches ceil(p/100 N)).
+	phase := detail.Phase(ph.Phase)
+	if phase == nil {
+		t.Fatalf("no phase %s in the run read back", ph.Phase)
+	}
 	for _, pw := range detail.Record.GetPhases()[len(s.Phases)-1].GetWorkers() {
-		if !json.Valid(pw.GetSummary()) {
-			t.Errorf("worker %s: summary is not fio JSON: %.80q", pw.GetWorker(), pw.GetSummary())
+		var fj struct {
+			Jobs []struct {
+				Write struct {
+					TotalIOs int64 `json:"total_ios"`
+					Clat     struct {
+						N          int64            `json:"N"`
+						Percentile map[string]int64 `json:"percentile"`
+					} `json:"clat_ns"`
+				} `json:"write"`
+			} `json:"jobs"`
+		}
+		if err := json.Unmarshal(pw.GetSummary(), &fj); err != nil || len(fj.Jobs) != 1 {
+			t.Errorf("worker %s: summary is not fio JSON of one job (%v): %.80q", pw.GetWorker(), err, pw.GetSummary())
+			continue
+		}
+		wt := phase.Workers[pw.GetWorker()]
+		if wt == nil {
+			t.Errorf("worker %s: no totals in the fabric's summary", pw.GetWorker())
+			continue
+		}
+		fw, h := fj.Jobs[0].Write, wt.Histogram("write")
+		if h == nil || fw.TotalIOs != h.Count() || fw.Clat.N != h.Count() {
+			t.Errorf("worker %s: fio JSON %d writes (clat N %d); the fabric's totals %v", pw.GetWorker(), fw.TotalIOs, fw.Clat.N, h)
+			continue
+		}
+		for _, p := range []float64{1, 50, 90, 99, 99.9, 99.99} {
+			rank := max(int64(math.Ceil(p/100*float64(h.Count()))), 1)
+			if got, want := fw.Clat.Percentile[fmt.Sprintf("%f", p)], h.ValuesAtRanks([]int64{rank})[0]; got != want {
+				t.Errorf("worker %s: fio JSON clat p%v = %d; the fabric's %d", pw.GetWorker(), p, got, want)
+			}
 		}
 	}
 	var out bytes.Buffer
