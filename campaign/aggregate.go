@@ -212,8 +212,12 @@ func medianMinMax(xs []float64) (med, lo, hi float64) {
 // Table is the campaign's result: Rows[i].Aggs[j] is cell i on group j.
 type Table struct {
 	Campaign string
-	// Kind is the campaign's workload (fio, oltp, crash): its columns.
+	// Kind is the campaign's workload (fio, oltp, crash).
 	Kind string `json:",omitempty"`
+	// KindColumns are the columns per group its kind declares
+	// (workload.Meta.Tables.Columns, by report's names), set by whoever
+	// builds the table with the kind's facts; nil: report's default.
+	KindColumns []string `json:"-"`
 	// Columns are the telemetry figures the campaign asked for
 	// (Spec.Columns), in each cell's Figures under their Key.
 	Columns  []Column `json:",omitempty"`

@@ -95,12 +95,12 @@ func runFigures(r *results.Run, spec *campaign.Spec, o TableOptions) (map[string
 		return nil, nil
 	}
 	out := map[string][]float64{}
-	if o.Figures != nil {
+	if o.Kind.Figures != nil {
 		for _, pw := range ph.GetWorkers() {
 			if len(pw.GetSummary()) == 0 {
 				continue
 			}
-			f, err := o.Figures(pw.GetSummary())
+			f, err := o.Kind.Figures(pw.GetSummary())
 			if err != nil {
 				return nil, fmt.Errorf("worker %s: %w", pw.GetWorker(), err)
 			}

@@ -31,6 +31,9 @@ type PlanOptions struct {
 	// Disk builds a cell's disk profile from its `run --disk` text; nil
 	// refuses a campaign with disk profiles.
 	Disk func(text string) (*writepathv1.DiskSpec, error)
+	// Kind is what the campaign's kind declares: its unit is stored
+	// with the plan.
+	Kind Kind
 }
 
 // Plan expands a campaign into the ordered run list the coordinator
@@ -45,7 +48,7 @@ func Plan(spec *campaign.Spec, build SpecBuilder, o PlanOptions) (*writepathv1.C
 	cells := len(spec.Expand())
 	plan := &writepathv1.CampaignPlan{Name: spec.Name, SpecText: string(o.Text), SpecFile: o.File,
 		Aggregation: &writepathv1.Aggregation{WindowFrom: durationpb.New(spec.Window.From), WindowTo: durationpb.New(spec.Window.To),
-			Aggregate: spec.Aggregate, Baseline: spec.BaselineLabel(), Unit: UnitFor(spec.Workload)}}
+			Aggregate: spec.Aggregate, Baseline: spec.BaselineLabel(), Unit: o.Kind.unit()}}
 	built := map[string]*anypb.Any{}
 	checked := map[int]bool{} // cells whose host knob names were checked
 	disks := map[string]*writepathv1.DiskSpec{}

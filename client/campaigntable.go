@@ -16,14 +16,6 @@ import (
 // I/Os, reads and writes together (fio).
 var PrimaryOps = [][]string{{"trx"}, {"write", "read"}}
 
-// UnitFor is the throughput unit of a kind's primary operation.
-func UnitFor(kind string) string {
-	if kind == "fio" {
-		return "iops"
-	}
-	return "tps"
-}
-
 // CampaignIntervals converts a run's merged intervals of its first
 // measured phase into campaign intervals: offsets from that phase's common
 // start, the primary operation's count and merged histogram.
@@ -136,10 +128,9 @@ type CampaignResult struct {
 
 // TableOptions are what a campaign table adds beyond the intervals.
 type TableOptions struct {
-	// Figures reads a worker's summary of the measured phase into the
-	// kind's figures (workload.Meta.Figures of the campaign's kind); nil:
-	// none.
-	Figures func(summary []byte) (map[string][]float64, error)
+	// Kind is what the campaign's kind declares (its figures, columns
+	// and unit); the zero Kind: none of its own.
+	Kind Kind
 	// Columns replace the spec's telemetry columns when set
 	// (TelemetryColumns names them).
 	Columns []string
@@ -151,8 +142,8 @@ func BuildCampaignTable(ctx context.Context, src CampaignSource, rec *writepathv
 	return BuildCampaignTableWith(ctx, src, rec, TableOptions{})
 }
 
-// BuildCampaignTableWith is BuildCampaignTable with the kind's figures and
-// telemetry columns.
+// BuildCampaignTableWith is BuildCampaignTable with the kind's figures,
+// columns and unit and the telemetry columns.
 func BuildCampaignTableWith(ctx context.Context, src CampaignSource, rec *writepathv1.Campaign, o TableOptions) (*CampaignResult, error) {
 	plan := rec.GetPlan()
 	spec, err := campaign.Parse(plan.GetSpecFile(), []byte(plan.GetSpecText()))
@@ -167,7 +158,7 @@ func BuildCampaignTableWith(ctx context.Context, src CampaignSource, rec *writep
 	}
 	res := &CampaignResult{Spec: spec, Unit: plan.GetAggregation().GetUnit()}
 	if res.Unit == "" {
-		res.Unit = UnitFor(spec.Workload)
+		res.Unit = o.Kind.unit()
 	}
 	stats := map[campaign.Key][]campaign.RoundStat{}
 	runs := map[string][]*writepathv1.Run{} // by cell label, for host knobs
@@ -194,6 +185,7 @@ func BuildCampaignTableWith(ctx context.Context, src CampaignSource, rec *writep
 		stats[k] = append(stats[k], st)
 	}
 	res.Table = spec.BuildTable(stats)
+	res.Table.KindColumns = o.Kind.Columns
 	unitColumns(&res.Table)
 	for i := range res.Table.Rows {
 		res.Table.Rows[i].Host = HostLabel(runs[res.Table.Rows[i].Label])

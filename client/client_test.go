@@ -49,7 +49,7 @@ func TestLinerIOColumns(t *testing.T) {
 			End: timestamppb.New(start.Add(time.Duration(secs * float64(time.Second)))), Stats: stats, Counters: counters,
 			Reporting: []string{"a", "b"}, Missing: []string{"c"}}
 	}
-	l := &Liner{Kind: "fio", D: time.Second}
+	l := &Liner{D: time.Second}
 	first := l.Line(iv(2, 1, []*writepathv1.OpStats{{Op: "read", Count: 1000, P50: 50e3, P99: 1e6},
 		{Op: "write", Count: 2000, P50: 100e3, P99: 2e6, P999: 5e6}, {Op: "sync", Count: 500, P50: 1e6, P99: 3e6},
 		{Op: "block.vda.write.d2c", Count: 9}},
@@ -91,7 +91,7 @@ func TestLinerTxnColumns(t *testing.T) {
 		Ops:      []*writepathv1.OpHistogram{{Op: "trx", Hdr: encoded(t, vals...)}},
 		Counters: map[string]int64{"transactions": 100, "writes": 400, "other": 200, "errors": 2, "reconnects": 0, "late": 0},
 		Gauges:   map[string]int64{"threads": 8}, Reporting: []string{"a"}}
-	l := &Liner{Kind: "oltp", D: time.Second}
+	l := &Liner{Txn: true, D: time.Second}
 	got := l.Line(mi, 1)
 	for _, want := range []string{"0.0-1.0s", "thds 8", "tps    100.0", "qps    600.0 (w/o 400.0/200.0)",
 		"lat p50  5.000 p95  9.503 p99  9.900 ms", "err/s 2.0", "reconn/s 0.0"} {
@@ -130,7 +130,7 @@ func TestSummarizeMergesHistogramsNotPercentiles(t *testing.T) {
 		[]*writepathv1.MergedInterval{{Phase: "run", Seconds: 1,
 			Ops: []*writepathv1.OpHistogram{{Op: "write", Hdr: encoded(t, 1e3, 1e3, 1e3, 9e6)}}, Counters: map[string]int64{"write_bytes": 8192}}},
 		[]*writepathv1.WorkerInterval{iv("a", 1e3, 1e3, 1e3), iv("b", 9e6)})
-	s, err := Summarize(resp)
+	s, err := Summarize(resp, Kind{})
 	if err != nil {
 		t.Fatal(err)
 	}

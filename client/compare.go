@@ -43,7 +43,7 @@ func Compare(a, b *Summary) []CompareRow {
 	for _, oa := range pa.Merged.Ops {
 		ob, ok := opsB[oa.Op]
 		delete(opsB, oa.Op)
-		for _, m := range compareMetrics(a.Kind, oa, ob) {
+		for _, m := range compareMetrics(a.Txn, oa, ob) {
 			r := row(oa.Op, m.name, m.get(oa), m.get(ob))
 			if !ok {
 				r.Missing = "B"
@@ -66,16 +66,16 @@ type opMetric struct {
 
 // compareMetrics are the rows of one operation: for a kind's transactions
 // tps and p95; else ops/s and, where either run moved bytes, MB/s.
-func compareMetrics(kind string, a, b OpSummary) []opMetric {
+func compareMetrics(txn bool, a, b OpSummary) []opMetric {
 	rate := opMetric{"ops/s", func(o OpSummary) float64 { return o.OpsPerSec }}
 	out := []opMetric{rate}
-	if Transactional(kind) {
+	if txn {
 		out[0].name = "tps"
 	} else if a.MBPerSec > 0 || b.MBPerSec > 0 {
 		out = append(out, opMetric{"MB/s", func(o OpSummary) float64 { return o.MBPerSec }})
 	}
 	out = append(out, opMetric{"p50 ms", func(o OpSummary) float64 { return o.P50Ms }})
-	if Transactional(kind) {
+	if txn {
 		out = append(out, opMetric{"p95 ms", func(o OpSummary) float64 { return o.P95Ms }})
 	}
 	return append(out, opMetric{"p99 ms", func(o OpSummary) float64 { return o.P99Ms }},

@@ -22,7 +22,7 @@ func TestCompare(t *testing.T) {
 	if len(rows) != 6 || rows[1].Metric != "MB/s" || rows[5].Op != "sync" || rows[5].Missing != "A" {
 		t.Errorf("Compare rows = %+v; want 5 write metrics (MB/s the write's own), sync only in B", rows)
 	}
-	a.Kind, b.Kind = "oltp", "oltp"
+	a.Txn, b.Txn = true, true // oltp declares its transactions
 	a.Phases[0].Merged.Ops[0].Op, b.Phases[1].Merged.Ops[0].Op = "trx", "trx"
 	if rows := Compare(a, b); rows[0].Metric != "tps" || rows[2].Metric != "p95 ms" || slices.ContainsFunc(rows, func(r CompareRow) bool { return r.Metric == "MB/s" }) {
 		t.Errorf("oltp Compare rows = %+v; want tps and p95, no MB/s", rows)

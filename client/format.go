@@ -91,18 +91,18 @@ type opColumn struct {
 }
 
 // summaryOpColumns are the operation columns of a run's kind:
-// transactions per second and sysbench's p95 for oltp and crash; ops/s
-// and each op's own MB/s for the others.
+// transactions per second and sysbench's p95 for a kind of transactions
+// (Summary.Txn: oltp, crash); ops/s and each op's own MB/s for the others.
 func summaryOpColumns(s *Summary) []opColumn {
 	f3 := func(v float64) string { return fmt.Sprintf("%.3f", v) }
 	lat := []opColumn{{"p50 ms", func(o OpSummary) string { return f3(o.P50Ms) }}}
-	if Transactional(s.Kind) {
+	if s.Txn {
 		lat = append(lat, opColumn{"p95 ms", func(o OpSummary) string { return f3(o.P95Ms) }})
 	}
 	lat = append(lat, opColumn{"p99 ms", func(o OpSummary) string { return f3(o.P99Ms) }},
 		opColumn{"p99.9 ms", func(o OpSummary) string { return f3(o.P999Ms) }},
 		opColumn{"max ms", func(o OpSummary) string { return f3(o.MaxMs) }})
-	if Transactional(s.Kind) {
+	if s.Txn {
 		return append([]opColumn{{"tps", func(o OpSummary) string { return fmt.Sprintf("%.1f", o.OpsPerSec) }}}, lat...)
 	}
 	rate := func(o OpSummary) string { return fmt.Sprintf("%.0f", o.OpsPerSec) }

@@ -20,18 +20,15 @@ const TxnOp = "trx"
 // the actual, not the intended, start): in the summary, not on the lines.
 const uncorrectedOp = "trx_uncorrected"
 
-// Transactional reports whether a kind's lines and tables are about
-// transactions (tps) rather than I/O operations (ops/s, MB/s).
-func Transactional(kind string) bool { return kind == "oltp" || kind == "crash" }
-
 // Liner formats the interval lines of one run. The columns follow the
 // kind: transactions (tps, qps, p50/p95/p99) or I/O operations (each op's
 // ops/s, its own MB/s, p50/p99; the primary op's p99.9 too). The ops a
 // line shows only grow, in a fixed order, so a column stays where it was
 // even in an interval without that op.
 type Liner struct {
-	// Kind is the run's kind name (Run.kind_name).
-	Kind string
+	// Txn: the run's kind's primary operation is a transaction
+	// (Kind.Txn); a run that records TxnOp has transaction lines too.
+	Txn bool
 	// D is the run's interval.
 	D time.Duration
 
@@ -60,7 +57,7 @@ func (l *Liner) Line(mi *writepathv1.MergedInterval, workers int) string {
 }
 
 func (l *Liner) transactional() bool {
-	return Transactional(l.Kind) || slices.Contains(l.ops, TxnOp)
+	return l.Txn || slices.Contains(l.ops, TxnOp)
 }
 
 // learn adds the interval's ops and counters to those shown.

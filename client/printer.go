@@ -14,6 +14,8 @@ type Printer struct {
 	// Show selects telemetry columns (IOStat, InnoDB); Lines and Summary
 	// are the caller's business.
 	Show Show
+	// Kind is what the run's kind declares (its transactions).
+	Kind Kind
 	run  *writepathv1.Run // the latest record seen
 	// lines are the interval lines' formats, one per phase: a phase's
 	// columns stay where they were.
@@ -42,7 +44,7 @@ func (p *Printer) liner(phase string) *Liner {
 	}
 	l := p.lines[phase]
 	if l == nil {
-		l = &Liner{Kind: p.run.GetKindName(), D: p.run.GetInterval().AsDuration()}
+		l = &Liner{Txn: p.Kind.Txn, D: p.run.GetInterval().AsDuration()}
 		p.lines[phase] = l
 	}
 	return l

@@ -84,14 +84,16 @@ type Summary struct {
 	// Host are the run's host knobs per worker: before, set, read back.
 	Host   []HostKnob     `json:"host,omitempty"`
 	Phases []PhaseSummary `json:"phases"`
+	// Txn is the kind's Kind.Txn: its tables count transactions.
+	Txn bool `json:"-"`
 }
 
 // Summarize computes a run's summary from its reduced intervals (read with
 // results.PerWorker). Percentiles come from merged histograms, never from
-// averaging percentiles.
-func Summarize(r *results.Run) (*Summary, error) {
+// averaging percentiles. k is what the run's kind declares.
+func Summarize(r *results.Run, k Kind) (*Summary, error) {
 	run := r.Record
-	s := &Summary{RunID: run.GetId(), Kind: run.GetKindName(), State: stateName(run.GetState()),
+	s := &Summary{RunID: run.GetId(), Kind: run.GetKindName(), Txn: k.Txn, State: stateName(run.GetState()),
 		Reason: run.GetReason(), Lost: run.GetLost(), Host: HostKnobs(run)}
 	if t := run.GetWorkerIntervalsPruned(); t != nil {
 		s.WorkerIntervalsPruned = t.AsTime().UTC().Format(time.RFC3339)

@@ -244,7 +244,7 @@ func headless(t *testing.T, chromium, path string, extra ...string) string {
 
 func sampleCampaign() Campaign {
 	return Campaign{Table: campaign.Table{
-		Campaign: "flush", Kind: "fio", Groups: []string{"pl1", "nvme"}, Baseline: "fsync",
+		Campaign: "flush", Kind: "fio", KindColumns: fioColumns, Groups: []string{"pl1", "nvme"}, Baseline: "fsync",
 		Columns: []campaign.Column{{Key: "w_await", Unit: "ms"}, {Key: "%util", Unit: "%"}},
 		Rows: []campaign.Row{
 			{Label: "fsync", Aggs: []campaign.Agg{{Rounds: 3, Throughput: 3820, ThroughputMin: 3700, ThroughputMax: 3900, P99: 4_100_000, DeviceP99: 900_000, MBps: 15.6,
@@ -285,7 +285,7 @@ func sampleCrashRun() Run {
 }
 
 func sampleOLTPCampaign() Campaign {
-	return Campaign{Table: campaign.Table{Campaign: "quickstart-oltp", Kind: "oltp", Groups: []string{"local"}, Baseline: "threads=1",
+	return Campaign{Table: campaign.Table{Campaign: "quickstart-oltp", Kind: "oltp", KindColumns: oltpColumns, Groups: []string{"local"}, Baseline: "threads=1",
 		Rows: []campaign.Row{
 			{Label: "threads=1", Aggs: []campaign.Agg{{Rounds: 1, Throughput: 112, ThroughputMin: 112, ThroughputMax: 112, P95: 30e6, P99: 161e6}}},
 			{Label: "threads=8", Aggs: []campaign.Agg{{Rounds: 1, Throughput: 275, ThroughputMin: 275, ThroughputMax: 275, P95: 106e6, P99: 348e6, DeltaPct: 146}}},
@@ -303,7 +303,7 @@ func sampleCrashCampaign() Campaign {
 			campaign.FigLost: {N: 3}, campaign.FigCrashRounds: {Sum: 3, N: 3}, campaign.FigLoadTPS: fig(1196, 1100, 1250, 3),
 			campaign.FigLoadP99MS: fig(26.6, 25, 28, 3), "dirty": fig(494, 494, 494, 1)}}
 	}
-	return Campaign{Table: campaign.Table{Campaign: "quickstart-crash", Kind: "crash", Groups: []string{"local"},
+	return Campaign{Table: campaign.Table{Campaign: "quickstart-crash", Kind: "crash", KindColumns: crashColumns, Groups: []string{"local"},
 		Baseline: "innodb_flush_log_at_trx_commit=1", Columns: []campaign.Column{{Key: "dirty", Unit: "pages"}},
 		Rows: []campaign.Row{
 			{Label: "innodb_flush_log_at_trx_commit=1", Aggs: []campaign.Agg{cell(178, 0)}},

@@ -63,91 +63,35 @@ type column struct {
 	text func(a campaign.Agg, base bool) string // text and markdown cell
 	vals func(a campaign.Agg) []string          // CSV values
 	off  func(t campaign.Table) bool            // leave out (nil: always in)
+	// legend explains the column in the text table's title line.
+	legend string
 }
 
-// columns are a table's columns per group, chosen by its kind: fio cells
-// IOPS (the rounds' range), MB/s, p99 and the syncs' p99 when there are
-// syncs; oltp tps, sysbench's p95 and p99; crash the recovery figures
-// (median, range over every crash round), lost commits summed, the
-// verdict, the load's tps and p99. Each ends with the delta against the
-// baseline (recovery time for crash, throughput otherwise), then the
-// campaign's telemetry columns.
+// KindColumns names the columns a kind may declare for its campaign
+// tables (workload.Meta.Tables.Columns); DefaultColumns are those of a
+// kind that declares none.
+var (
+	KindColumns = []string{"throughput", "MB/s", "p95", "p99", "fsync p99", "dev p99", "delta",
+		"recovery", "start>query", "kill>commit", "lost", "verdict", "load tps", "load p99", "delta recovery"}
+	DefaultColumns = []string{"throughput", "p99", "dev p99", "delta"}
+)
+
+// columns are a table's columns per group, as its kind declares them
+// (fio: IOPS with the rounds' range, MB/s, p99 and the syncs' p99 when
+// there are syncs; oltp: tps, sysbench's p95 and p99; crash: the recovery
+// figures, lost commits summed, the verdict, the load's tps and p99), then
+// the campaign's telemetry columns. A name report does not know is left
+// out (a kind's table never fails on it: CheckKindColumns tells).
 func columns(t campaign.Table, unit string) []column {
-	tput := column{head: unit, csv: []string{unit + "_median", unit + "_min", unit + "_max"},
-		text: func(a campaign.Agg, _ bool) string {
-			return fmt.Sprintf("%s (%s–%s)", num(a.Throughput), num(a.ThroughputMin), num(a.ThroughputMax))
-		},
-		vals: func(a campaign.Agg) []string {
-			return []string{f2(a.Throughput), f2(a.ThroughputMin), f2(a.ThroughputMax)}
-		}}
-	p99 := column{head: "p99", csv: []string{"p99_ms_median", "p99_ms_min", "p99_ms_max"},
-		text: func(a campaign.Agg, _ bool) string { return ms(a.P99) },
-		vals: func(a campaign.Agg) []string {
-			return []string{f3(float64(a.P99) / 1e6), f3(float64(a.P99Min) / 1e6), f3(float64(a.P99Max) / 1e6)}
-		}}
-	delta := column{head: "Δ", csv: []string{"delta_pct"},
-		text: func(a campaign.Agg, base bool) string {
-			if base {
-				return "base"
-			}
-			return fmt.Sprintf("%+.1f%%", a.DeltaPct)
-		},
-		vals: func(a campaign.Agg) []string { return []string{f2(a.DeltaPct)} }}
-	dev := column{head: "dev p99", csv: []string{"device_write_p99_ms_median"},
-		text: func(a campaign.Agg, _ bool) string { return msOr(a.DeviceP99) },
-		vals: func(a campaign.Agg) []string { return []string{f3(float64(a.DeviceP99) / 1e6)} },
-		off:  func(t campaign.Table) bool { return !traced(t) }}
-	p95 := column{head: "p95", csv: []string{"p95_ms_median"},
-		text: func(a campaign.Agg, _ bool) string { return ms(a.P95) },
-		vals: func(a campaign.Agg) []string { return []string{f3(float64(a.P95) / 1e6)} }}
+	names := t.KindColumns
+	if names == nil {
+		names = DefaultColumns
+	}
 	var cols []column
-	switch t.Kind {
-	case "fio":
-		cols = []column{tput,
-			{head: "MB/s", csv: []string{"MBps_median"},
-				text: func(a campaign.Agg, _ bool) string { return fmt.Sprintf("%.1f", a.MBps) },
-				vals: func(a campaign.Agg) []string { return []string{f2(a.MBps)} }},
-			p99,
-			{head: "fsync p99", csv: []string{"fsync_p99_ms_median"},
-				text: func(a campaign.Agg, _ bool) string { return msOr(a.SyncP99) },
-				vals: func(a campaign.Agg) []string { return []string{f3(float64(a.SyncP99) / 1e6)} },
-				off:  func(t campaign.Table) bool { return !synced(t) }},
-			dev, delta}
-	case "oltp":
-		cols = []column{tput, p95, p99, dev, delta}
-	case "crash":
-		cols = []column{
-			figureColumn("recovery", campaign.FigRecoveryMS), figureColumn("start>query", campaign.FigStartQueryMS),
-			figureColumn("kill>commit", campaign.FigKillCommitMS),
-			{head: "lost", csv: []string{"lost_acknowledged"},
-				text: func(a campaign.Agg, _ bool) string { return sumOr(a, campaign.FigLost) },
-				vals: func(a campaign.Agg) []string { return []string{f0(a.Figures[campaign.FigLost].Sum)} }},
-			{head: "verdict", csv: []string{"verdict"},
-				text: func(a campaign.Agg, _ bool) string { return Verdict(a) },
-				vals: func(a campaign.Agg) []string { return []string{Verdict(a)} }},
-			// The load's own figures up to each kill: the intervals
-			// also span the restarts, when nothing commits.
-			{head: "tps", csv: []string{"load_tps_median"},
-				text: func(a campaign.Agg, _ bool) string { return figOr(a, campaign.FigLoadTPS, num) },
-				vals: func(a campaign.Agg) []string { return []string{f2(a.Figures[campaign.FigLoadTPS].Median)} }},
-			{head: "p99", csv: []string{"load_p99_ms_median"},
-				text: func(a campaign.Agg, _ bool) string { return figOr(a, campaign.FigLoadP99MS, msF) },
-				vals: func(a campaign.Agg) []string { return []string{f3(a.Figures[campaign.FigLoadP99MS].Median)} }},
-			{head: "Δ recovery", csv: []string{"recovery_delta_pct"},
-				text: func(a campaign.Agg, base bool) string {
-					f, ok := a.Figures[campaign.FigRecoveryMS]
-					switch {
-					case base:
-						return "base"
-					case !ok:
-						return "-"
-					}
-					return fmt.Sprintf("%+.1f%%", f.DeltaPct)
-				},
-				vals: func(a campaign.Agg) []string { return []string{f2(a.Figures[campaign.FigRecoveryMS].DeltaPct)} }},
+	for _, n := range names {
+		if c, ok := kindColumn(n, unit); ok {
+			cols = append(cols, c)
 		}
-	default:
-		cols = []column{tput, p99, dev, delta}
 	}
 	for _, c := range t.Columns {
 		cols = append(cols, telemetryColumn(c))
@@ -159,6 +103,110 @@ func columns(t campaign.Table, unit string) []column {
 		}
 	}
 	return out
+}
+
+// CheckKindColumns reports the first of names that is not one of
+// KindColumns.
+func CheckKindColumns(names []string) error {
+	for _, n := range names {
+		if !slices.Contains(KindColumns, n) {
+			return fmt.Errorf("unknown campaign column %q (known: %s)", n, strings.Join(KindColumns, ", "))
+		}
+	}
+	return nil
+}
+
+// kindColumn is the column of a name of KindColumns. The throughput's
+// delta against the baseline is "delta"; crash's is recovery time's.
+func kindColumn(name, unit string) (column, bool) {
+	switch name {
+	case "throughput":
+		return column{head: unit, csv: []string{unit + "_median", unit + "_min", unit + "_max"},
+			text: func(a campaign.Agg, _ bool) string {
+				return fmt.Sprintf("%s (%s–%s)", num(a.Throughput), num(a.ThroughputMin), num(a.ThroughputMax))
+			},
+			vals: func(a campaign.Agg) []string {
+				return []string{f2(a.Throughput), f2(a.ThroughputMin), f2(a.ThroughputMax)}
+			}}, true
+	case "MB/s":
+		return column{head: "MB/s", csv: []string{"MBps_median"},
+			text: func(a campaign.Agg, _ bool) string { return fmt.Sprintf("%.1f", a.MBps) },
+			vals: func(a campaign.Agg) []string { return []string{f2(a.MBps)} }}, true
+	case "p95":
+		return column{head: "p95", csv: []string{"p95_ms_median"},
+			text: func(a campaign.Agg, _ bool) string { return ms(a.P95) },
+			vals: func(a campaign.Agg) []string { return []string{f3(float64(a.P95) / 1e6)} }}, true
+	case "p99":
+		return column{head: "p99", csv: []string{"p99_ms_median", "p99_ms_min", "p99_ms_max"},
+			text: func(a campaign.Agg, _ bool) string { return ms(a.P99) },
+			vals: func(a campaign.Agg) []string {
+				return []string{f3(float64(a.P99) / 1e6), f3(float64(a.P99Min) / 1e6), f3(float64(a.P99Max) / 1e6)}
+			}}, true
+	case "fsync p99":
+		return column{head: "fsync p99", csv: []string{"fsync_p99_ms_median"},
+			text: func(a campaign.Agg, _ bool) string { return msOr(a.SyncP99) },
+			vals: func(a campaign.Agg) []string { return []string{f3(float64(a.SyncP99) / 1e6)} },
+			off:  func(t campaign.Table) bool { return !synced(t) }}, true
+	case "dev p99":
+		return column{head: "dev p99", csv: []string{"device_write_p99_ms_median"},
+			text: func(a campaign.Agg, _ bool) string { return msOr(a.DeviceP99) },
+			vals: func(a campaign.Agg) []string { return []string{f3(float64(a.DeviceP99) / 1e6)} },
+			off:  func(t campaign.Table) bool { return !traced(t) }}, true
+	case "delta":
+		return column{head: "Δ", csv: []string{"delta_pct"},
+			text: func(a campaign.Agg, base bool) string {
+				if base {
+					return "base"
+				}
+				return fmt.Sprintf("%+.1f%%", a.DeltaPct)
+			},
+			vals: func(a campaign.Agg) []string { return []string{f2(a.DeltaPct)} }}, true
+	case "recovery":
+		c := figureColumn("recovery", campaign.FigRecoveryMS)
+		c.legend = "recovery: first recovery marker to ready"
+		return c, true
+	case "start>query":
+		c := figureColumn("start>query", campaign.FigStartQueryMS)
+		c.legend = "start>query: process start to first query"
+		return c, true
+	case "kill>commit":
+		c := figureColumn("kill>commit", campaign.FigKillCommitMS)
+		c.legend = "kill>commit: kill to first commit (median, min–max over crash rounds)"
+		return c, true
+	case "lost":
+		return column{head: "lost", csv: []string{"lost_acknowledged"},
+			text:   func(a campaign.Agg, _ bool) string { return sumOr(a, campaign.FigLost) },
+			vals:   func(a campaign.Agg) []string { return []string{f0(a.Figures[campaign.FigLost].Sum)} },
+			legend: "lost: acknowledged commits missing after restart (sum)"}, true
+	case "verdict":
+		return column{head: "verdict", csv: []string{"verdict"},
+			text: func(a campaign.Agg, _ bool) string { return Verdict(a) },
+			vals: func(a campaign.Agg) []string { return []string{Verdict(a)} }}, true
+	// The load's own figures up to each kill (crash): its intervals also
+	// span the restarts, when nothing commits.
+	case "load tps":
+		return column{head: "tps", csv: []string{"load_tps_median"},
+			text: func(a campaign.Agg, _ bool) string { return figOr(a, campaign.FigLoadTPS, num) },
+			vals: func(a campaign.Agg) []string { return []string{f2(a.Figures[campaign.FigLoadTPS].Median)} }}, true
+	case "load p99":
+		return column{head: "p99", csv: []string{"load_p99_ms_median"},
+			text: func(a campaign.Agg, _ bool) string { return figOr(a, campaign.FigLoadP99MS, msF) },
+			vals: func(a campaign.Agg) []string { return []string{f3(a.Figures[campaign.FigLoadP99MS].Median)} }}, true
+	case "delta recovery":
+		return column{head: "Δ recovery", csv: []string{"recovery_delta_pct"},
+			text: func(a campaign.Agg, base bool) string {
+				f, ok := a.Figures[campaign.FigRecoveryMS]
+				switch {
+				case base:
+					return "base"
+				case !ok:
+					return "-"
+				}
+				return fmt.Sprintf("%+.1f%%", f.DeltaPct)
+			},
+			vals: func(a campaign.Agg) []string { return []string{f2(a.Figures[campaign.FigRecoveryMS].DeltaPct)} }}, true
+	}
+	return column{}, false
 }
 
 // figureColumn is a time figure of a kind (ms): the median with the range
@@ -280,8 +328,14 @@ func cells(t campaign.Table, r campaign.Row, cols []column) []string {
 
 func writeText(w io.Writer, t campaign.Table, unit string) error {
 	fmt.Fprintf(w, "campaign %s — median of rounds over %s (min–max), p99 from merged histograms", t.Campaign, t.Window)
-	if t.Kind == "crash" {
-		fmt.Fprint(w, "; recovery: first recovery marker to ready, start>query: process start to first query, kill>commit: kill to first commit (median, min–max over crash rounds), lost: acknowledged commits missing after restart (sum)")
+	var legends []string
+	for _, c := range columns(t, unit) {
+		if c.legend != "" {
+			legends = append(legends, c.legend)
+		}
+	}
+	if len(legends) > 0 {
+		fmt.Fprint(w, "; "+strings.Join(legends, ", "))
 	}
 	if traced(t) {
 		fmt.Fprint(w, "; dev p99: the devices' write latency (block D2C)")

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,7 +102,16 @@ func TestCampaignTableDeviceP99(t *testing.T) {
 	}
 }
 
-// TestCampaignTablePerKind: each kind's table has its own columns: crash
+// The columns the kinds declare (workload.Meta.Tables.Columns; cmd's
+// TestKindTables holds them to these tables).
+var (
+	fioColumns   = []string{"throughput", "MB/s", "p99", "fsync p99", "dev p99", "delta"}
+	oltpColumns  = []string{"throughput", "p95", "p99", "dev p99", "delta"}
+	crashColumns = []string{"recovery", "start>query", "kill>commit", "lost", "verdict", "load tps", "load p99", "delta recovery"}
+)
+
+// TestCampaignTablePerKind: each kind's table has the columns it
+// declares, whatever its name: crash
 // the recovery figures, lost commits and the verdict with the delta of
 // recovery time; fio MB/s and fsync p99 (only when there were syncs);
 // oltp p95 beside p99; and any telemetry columns with their units.
@@ -109,7 +119,7 @@ func TestCampaignTablePerKind(t *testing.T) {
 	fig := func(med, lo, hi float64, n int) campaign.Figure {
 		return campaign.Figure{Median: med, Min: lo, Max: hi, N: n, Sum: med * float64(n)}
 	}
-	crash := campaign.Table{Campaign: "c", Kind: "crash", Groups: []string{"g"}, Baseline: "fsync",
+	crash := campaign.Table{Campaign: "c", Kind: "crash", KindColumns: crashColumns, Groups: []string{"g"}, Baseline: "fsync",
 		Columns: []campaign.Column{{Key: "w_await", Unit: "ms"}, {Key: "w/s", Unit: "/s"}},
 		Rows: []campaign.Row{
 			{Label: "fsync", Aggs: []campaign.Agg{{Rounds: 1, Throughput: 900, P99: 5e6, Figures: map[string]campaign.Figure{
@@ -122,11 +132,11 @@ func TestCampaignTablePerKind(t *testing.T) {
 				campaign.FigCrashRounds: {Sum: 1, N: 1}, campaign.FigDamaged: {Sum: 1, N: 1},
 				campaign.FigLoadTPS: fig(1000, 1000, 1000, 1), campaign.FigLoadP99MS: fig(4, 4, 4, 1)}}}},
 		}}
-	fio := campaign.Table{Campaign: "f", Kind: "fio", Groups: []string{"g"}, Baseline: "a",
+	fio := campaign.Table{Campaign: "f", Kind: "fio", KindColumns: fioColumns, Groups: []string{"g"}, Baseline: "a",
 		Rows: []campaign.Row{{Label: "a", Aggs: []campaign.Agg{{Rounds: 1, Throughput: 5000, MBps: 20.48, P99: 1e6, SyncP99: 2e6}}}}}
 	fioNoSync := fio
 	fioNoSync.Rows = []campaign.Row{{Label: "a", Aggs: []campaign.Agg{{Rounds: 1, Throughput: 5000, MBps: 20.48, P99: 1e6}}}}
-	oltp := campaign.Table{Campaign: "o", Kind: "oltp", Groups: []string{"g"}, Baseline: "a",
+	oltp := campaign.Table{Campaign: "o", Kind: "oltp", KindColumns: oltpColumns, Groups: []string{"g"}, Baseline: "a",
 		Rows: []campaign.Row{{Label: "a", Aggs: []campaign.Agg{{Rounds: 1, Throughput: 800, P95: 3e6, P99: 6e6}}}}}
 	for _, tt := range []struct {
 		name   string
@@ -162,5 +172,41 @@ func TestCampaignTablePerKind(t *testing.T) {
 				t.Errorf("%s: output has %q:\n%s", tt.name, w, b.String())
 			}
 		}
+	}
+}
+
+// TestCampaignTableReadsDeclaredColumns: the columns follow what the
+// table's kind declares, not its name: a kind report has never heard of
+// gets the columns it names (and the legends of those that have one), a
+// kind declaring nothing the default ones, and "crash" declaring fio's
+// columns fio's table.
+func TestCampaignTableReadsDeclaredColumns(t *testing.T) {
+	agg := campaign.Agg{Rounds: 1, Throughput: 5000, MBps: 20.48, P95: 3e6, P99: 1e6, SyncP99: 2e6,
+		Figures: map[string]campaign.Figure{campaign.FigLost: {Sum: 2, N: 1}}}
+	for _, tt := range []struct {
+		kind    string
+		columns []string
+		want    string
+	}{
+		{"newkind", []string{"throughput", "p95", "lost", "delta"}, "cell  g ops  g p95  g lost  g Δ"},
+		{"newkind", nil, "cell  g ops  g p99  g Δ"},
+		{"crash", fioColumns, "cell  g ops  g MB/s  g p99  g fsync p99  g Δ"},
+	} {
+		tb := campaign.Table{Campaign: "k", Kind: tt.kind, KindColumns: tt.columns, Groups: []string{"g"}, Baseline: "a",
+			Rows: []campaign.Row{{Label: "a", Aggs: []campaign.Agg{agg}}}}
+		var b bytes.Buffer
+		if err := WriteCampaignTable(&b, tb, "ops", Text); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(b.String(), "\n")
+		if len(lines) < 2 || strings.Join(strings.Fields(lines[1]), " ") != strings.Join(strings.Fields(tt.want), " ") {
+			t.Errorf("%s %v: header %q, want %q", tt.kind, tt.columns, lines[1], tt.want)
+		}
+		if legend := strings.Contains(lines[0], "lost: acknowledged commits"); legend != slices.Contains(tt.columns, "lost") {
+			t.Errorf("%s %v: title %q: lost's legend %v", tt.kind, tt.columns, lines[0], legend)
+		}
+	}
+	if err := CheckKindColumns(append(fioColumns, "bogus")); err == nil || !strings.Contains(err.Error(), `"bogus"`) {
+		t.Errorf("CheckKindColumns(bogus) = %v", err)
 	}
 }

@@ -111,7 +111,7 @@ func checkStoredWrites(t *testing.T, detail *results.Run, dev string) {
 
 func checkSummary(t *testing.T, detail *results.Run, dev string) {
 	t.Helper()
-	s, err := client.Summarize(detail)
+	s, err := client.Summarize(detail, client.Kind{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -294,6 +294,28 @@ type Meta struct {
 	// coordinator and in campaign files, and on an embedded fabric pass
 	// the value in a private file named by the option's File twin.
 	Secrets []Secret
+	// Tables says how the fabric's lines, summaries and campaign tables
+	// show the kind's runs; the zero value shows I/O operations with
+	// the default campaign columns.
+	Tables Tables
+}
+
+// Tables is how a kind's runs read, as data: the readers (client,
+// report) link no kind, so the command hands them this from the kind's
+// Meta.
+type Tables struct {
+	// Txn says the kind's primary operation is a transaction ("trx"):
+	// lines, summaries and comparisons count transactions per second and
+	// show sysbench's p95 beside p99, not ops/s and MB/s.
+	Txn bool
+	// Unit is the throughput unit of its campaign tables ("iops");
+	// "" is "tps".
+	Unit string
+	// Columns are its campaign table's columns per group, by the names
+	// report gives them (report.KindColumns: "throughput", "MB/s",
+	// "p95", "p99", "fsync p99", "dev p99", "delta", crash's figures);
+	// nil is throughput, p99, dev p99 and delta.
+	Columns []string
 }
 
 // Secret is an option carrying a secret and its twin naming a file that

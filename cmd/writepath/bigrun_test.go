@@ -216,7 +216,7 @@ func checkBigEmbedded(t *testing.T, f *local.Fabric, writes int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := client.Summarize(r)
+	s, err := client.Summarize(r, kindOf(r.Record.GetKindName()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func checkBigEmbedded(t *testing.T, f *local.Fabric, writes int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss, err := client.Summarize(small)
+	ss, err := client.Summarize(small, kindOf(small.Record.GetKindName()))
 	if err != nil {
 		t.Fatal(err)
 	}

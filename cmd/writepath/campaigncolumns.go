@@ -9,7 +9,6 @@ import (
 	"github.com/writepath/writepath/campaign"
 	"github.com/writepath/writepath/client"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
-	"github.com/writepath/writepath/workload"
 )
 
 // columnsFlag is --columns: the telemetry columns of a campaign table,
@@ -33,13 +32,11 @@ func (c *columnsFlag) columns() ([]string, error) {
 	return cols, nil
 }
 
-// campaignTable builds a campaign's table with its kind's figures (a
-// crash campaign's recovery columns) and the telemetry columns chosen.
+// campaignTable builds a campaign's table with what its kind declares
+// (its columns, unit and figures: a crash campaign's recovery columns)
+// and the telemetry columns chosen.
 func campaignTable(ctx context.Context, src client.CampaignSource, rec *writepathv1.Campaign, cols []string) (*client.CampaignResult, error) {
-	o := client.TableOptions{Columns: cols}
-	if m, ok := workload.ByName(campaignKind(rec)); ok {
-		o.Figures = m.Figures
-	}
+	o := client.TableOptions{Columns: cols, Kind: kindOf(campaignKind(rec))}
 	return client.BuildCampaignTableWith(ctx, src, rec, o)
 }
 

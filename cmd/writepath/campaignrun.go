@@ -106,7 +106,7 @@ func (o *campaignRunOptions) run(ctx context.Context, path string, stdout, stder
 		extra = args
 	}
 	plan, err := client.Plan(spec, buildKindSpec(spec.Workload), client.PlanOptions{File: path, Text: text,
-		Interval: o.local.interval, Extra: extra, HostName: checkHostName, Disk: diskSpec})
+		Interval: o.local.interval, Extra: extra, HostName: checkHostName, Disk: diskSpec, Kind: kindOf(spec.Workload)})
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ func newRunsCompareCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if sums[i], err = client.Summarize(detail); err != nil {
+				if sums[i], err = client.Summarize(detail, kindOf(detail.Record.GetKindName())); err != nil {
 					return err
 				}
 			}

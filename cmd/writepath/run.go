@@ -208,6 +208,9 @@ func (o *runOptions) follow(ctx context.Context, c *client.Client, spec *writepa
 	}
 	show, _ := client.ParseShow(o.show) // checked by Validate
 	p := &client.Printer{W: progress, Show: show}
+	if m, ok := workload.Lookup(spec.GetSpec().GetTypeUrl()); ok {
+		p.Kind = clientKind(m)
+	}
 	onEvent := p.Event
 	if !show.Lines {
 		onEvent = nil
@@ -237,7 +240,7 @@ func (o *runOptions) printSummary(ctx context.Context, c *client.Client, id stri
 	if o.output != nil {
 		return o.output(w, measuredParts(detail))
 	}
-	s, err := client.Summarize(detail)
+	s, err := client.Summarize(detail, kindOf(detail.Record.GetKindName()))
 	if err != nil {
 		return err
 	}

@@ -86,7 +86,7 @@ func newRunsShowCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := client.Summarize(detail)
+			s, err := client.Summarize(detail, kindOf(detail.Record.GetKindName()))
 			if err != nil {
 				return err
 			}

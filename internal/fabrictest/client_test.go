@@ -55,7 +55,7 @@ func TestLocalFioThreeWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := client.Summarize(detail)
+	s, err := client.Summarize(detail, client.Kind{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -182,7 +182,8 @@ func goldenCampaign(ctx context.Context, t *testing.T, c *client.Client) string 
 		b, err := meta.FromArgs(args)
 		return &anypb.Any{TypeUrl: meta.Kind, Value: b}, err
 	}
-	plan, err := client.Plan(spec, build, client.PlanOptions{File: "golden.yaml", Text: text, Interval: 100 * time.Millisecond})
+	plan, err := client.Plan(spec, build, client.PlanOptions{File: "golden.yaml", Text: text, Interval: 100 * time.Millisecond,
+		Kind: client.Kind{Unit: "iops"}}) // the spec's fio's unit, as the store holds
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func TestRetentionDropsOldWorkerIntervals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := client.Summarize(r)
+	sum, err := client.Summarize(r, client.Kind{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,11 @@ func init() {
 		Timeline:    Timelines,
 		Text:        SummaryText,
 		Secrets:     oltp.Secrets(), // the load's options are oltp's
+		// Its load's transactions; a campaign cell's recovery figures,
+		// lost commits, verdict and the load's own tps and p99 up to each
+		// kill, with the delta of recovery time.
+		Tables: workload.Tables{Txn: true, Columns: []string{"recovery", "start>query", "kill>commit", "lost", "verdict",
+			"load tps", "load p99", "delta recovery"}},
 	})
 }
 

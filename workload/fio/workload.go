@@ -29,6 +29,7 @@ func init() {
 		FromArgs:    fromArgs,
 		Output:      outputFor,
 		Help:        Help,
+		Tables:      tables(),
 	})
 }
 

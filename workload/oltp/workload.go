@@ -41,6 +41,7 @@ func init() {
 		Local:    Sandbox,
 		FrontEnd: &workload.FrontEnd{Name: "sysbench", Takes: sysbenchOrder},
 		Secrets:  Secrets(),
+		Tables:   tables(),
 	})
 }
 
