@@ -67,12 +67,16 @@ func checkIntervalShape(iv *writepathv1.Interval) error {
 	if len(iv.GetOps()) > maxOps {
 		return fmt.Errorf("%w: %d ops, limit %d", ErrBadInterval, len(iv.GetOps()), maxOps)
 	}
-	for what, n := range map[string]int{
-		"counters": len(iv.GetCounters()), "gauges": len(iv.GetGauges()),
-		"devices": len(iv.GetTelemetry().GetDevices()), "telemetry values": len(iv.GetTelemetry().GetValues()),
+	// An array, not a map literal: this runs once per worker per interval.
+	for _, c := range [...]struct {
+		what string
+		n    int
+	}{
+		{"counters", len(iv.GetCounters())}, {"gauges", len(iv.GetGauges())},
+		{"devices", len(iv.GetTelemetry().GetDevices())}, {"telemetry values", len(iv.GetTelemetry().GetValues())},
 	} {
-		if n > maxSeries {
-			return fmt.Errorf("%w: %d %s, limit %d", ErrBadInterval, n, what, maxSeries)
+		if c.n > maxSeries {
+			return fmt.Errorf("%w: %d %s, limit %d", ErrBadInterval, c.n, c.what, maxSeries)
 		}
 	}
 	for name, v := range iv.GetCounters() {
