@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/fleet.sh — the coordinator at fleet scale: a real `writepath
 # coordinator` process and internal/fabrictest/fleetsim's simulated workers
-# (the worker protocol over real gRPC, one 5,000-write histogram per worker
+# (the worker protocol over real gRPC, one 5,000-write histogram per worker,
+# in the encoding the coordinator asks for: sparse, or V2 for a BIN before it,
 # per 1 s interval). Prints the publish latency of the merged intervals
 # (p50/p99/max of "published N ms after its end"), the coordinator's CPU per
 # interval and peak RSS, the store's bytes, then the wall time and peak RSS
