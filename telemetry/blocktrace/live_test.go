@@ -111,7 +111,7 @@ func TestLiveWritesAndFsync(t *testing.T) {
 // (BPF_PROG_TEST_RUN) over values at every bucket edge and at random, and
 // compares with the Go index whose bucket equals package hist's.
 func TestKernelIndexMatchesHist(t *testing.T) {
-	l := loadForTest(t, Config{})
+	l := loadForTest(t, Config{probes: true})
 	prog, m := l.block.Programs[traceProgHdrIndexProbe], l.block.Maps[traceMapProbe]
 	vs := hdrValues()
 	for len(vs) > 0 {
@@ -142,7 +142,7 @@ func TestKernelIndexMatchesHist(t *testing.T) {
 // overflow and counts included. The block series are a slot no disk has
 // (the test's disk is slot 0, with other processes' requests on it).
 func TestKernelRecordMatchesHist(t *testing.T) {
-	l := loadForTest(t, Config{Devices: []string{diskOfDir(t, t.TempDir())}})
+	l := loadForTest(t, Config{Devices: []string{diskOfDir(t, t.TempDir())}, probes: true})
 	tr, err := l.Start()
 	if err != nil {
 		t.Fatal(err)
