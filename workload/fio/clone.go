@@ -113,6 +113,9 @@ type clone struct {
 	// priority index of the I/O being completed (0: the job's own).
 	prio    *cmdPrio
 	prioIdx uint8
+	// prioH are, with cmdprio, a direction's handles by priority index
+	// (see attachHandles); nil without.
+	prioH [nDirs][]*workload.Handle
 	// trimRange is BLKDISCARD's argument, kept here so that passing it to
 	// the kernel allocates nothing.
 	trimRange [2]uint64

@@ -16,7 +16,8 @@ import (
 // A clone books each completed I/O once, into its Recorder handle for
 // the direction: clat (the operation's series, what the fabric's
 // intervals carry), lat and, for a queued engine, slat (series local to
-// views) under the handle's one lock. The run's report takes every
+// views) under the handle's one lock; with cmdprio, into the handle of
+// its priority (fio's per-priority latencies). The run's report takes every
 // latency from a handle view of the same Recorder (measure), so fio's
 // JSON, normal and terse outputs and the fabric's summary are the same
 // values. ramp_time's I/Os are booked nowhere: a clone records from the
@@ -60,7 +61,9 @@ func dirHandle(rec *workload.Recorder, j *fiov1.Job, op string) *workload.Handle
 }
 
 // attachHandles gives the clone its own Recorder handles, one per
-// operation it performs.
+// operation it performs; with cmdprio, one per priority of a direction
+// (index 0 the job's own, the direction's handle), so that an I/O is
+// still booked once and fio's per-priority latencies are the handles'.
 func attachHandles(c *clone, rec *workload.Recorder) {
 	if c.does(dirRead) || c.verify != nil {
 		c.h[dirRead] = dirHandle(rec, c.job, "read")
@@ -80,6 +83,18 @@ func attachHandles(c *clone, rec *workload.Recorder) {
 		c.h[dirTrim] = dirHandle(rec, c.job, "trim")
 		c.bytes[dirTrim] = rec.Counter("trim_bytes")
 	}
+	if c.prio == nil {
+		return
+	}
+	for d, prios := range c.prio.prios {
+		if len(prios) == 0 || c.h[d] == nil {
+			continue
+		}
+		c.prioH[d] = []*workload.Handle{c.h[d]}
+		for range prios[1:] {
+			c.prioH[d] = append(c.prioH[d], dirHandle(rec, c.job, dirLabel[d]))
+		}
+	}
 }
 
 // complete accounts one finished read or write of want bytes that moved n
@@ -92,16 +107,9 @@ func (c *clone) complete(d int, start, issue, end, n, want int64, off uint64, as
 		c.logIO(d, start, issue, end, uint64(n), off, async)
 	}
 	ds := &c.st.dir[d]
-	clat := end - issue
-	if ds.prio != nil {
-		// fio's clat_prio stats hold lat with lat_percentiles, else clat.
-		v := clat
-		if c.job.LatPercentiles {
-			v = end - start
-		}
-		p := &ds.prio[c.prioIdx]
-		p.h.Record(v)
-		p.sum += v
+	h := c.h[d]
+	if c.prioH[d] != nil {
+		h = c.prioH[d][c.prioIdx]
 	}
 	ds.ios++ // for rate_min; the report counts the Recorder's
 	ds.bytes += n
@@ -114,7 +122,7 @@ func (c *clone) complete(d int, start, issue, end, n, want int64, off uint64, as
 	if async {
 		series = workload.MaxSeries
 	}
-	c.h[d].RecordSeries([workload.MaxSeries]int64{clat, end - start, issue - start}, series)
+	h.RecordSeries([workload.MaxSeries]int64{end - issue, end - start, issue - start}, series)
 	c.bytes[d].Add(n)
 }
 
@@ -145,6 +153,11 @@ func measure(ctx context.Context, clones []*clone, rec *workload.Recorder, log *
 				rec.Release(h)
 			}
 		}
+		for _, hs := range c.prioH {
+			for _, h := range hs[min(len(hs), 1):] { // [0] is c.h's
+				rec.Release(h)
+			}
+		}
 	}
 	cum := v.Mark(time.Now())
 	var errs []error
@@ -160,12 +173,26 @@ func (c *clone) collect(cum workload.Cumulative) error {
 	st := c.st
 	st.done = hist.New()
 	for d := range st.dir {
-		ds, h := &st.dir[d], c.h[d]
-		ds.clat, ds.lat, ds.slat = seriesOf(cum, h, seriesClat), seriesOf(cum, h, seriesLat), seriesOf(cum, h, seriesSlat)
-		ds.ios = ds.clat.Count()
-		if h != nil {
-			ds.clatSum, ds.latSum, ds.slatSum = cum.Series(h, seriesClat).Sum, cum.Series(h, seriesLat).Sum, cum.Series(h, seriesSlat).Sum
+		ds, hs := &st.dir[d], c.prioH[d]
+		if hs == nil {
+			hs = []*workload.Handle{c.h[d]}
 		}
+		ds.clat, ds.lat, ds.slat = hist.New(), hist.New(), hist.New()
+		ds.clatSum, ds.latSum, ds.slatSum = 0, 0, 0
+		for i, h := range hs {
+			if err := c.collectHandle(cum, h, ds); err != nil {
+				return fmt.Errorf("job %s: %s latencies: %w", c.job.Name, dirLabel[d], err)
+			}
+			if i < len(ds.prio) && h != nil {
+				// fio's clat_prio stats hold lat with lat_percentiles, else clat.
+				s := seriesClat
+				if c.job.LatPercentiles {
+					s = seriesLat
+				}
+				ds.prio[i].h, ds.prio[i].sum = seriesOf(cum, h, s), cum.Series(h, s).Sum
+			}
+		}
+		ds.ios = ds.clat.Count()
 		if c.job.DisableClat {
 			// Still the fabric's latency; fio's report leaves it out.
 			ds.clat, ds.clatSum = hist.New(), 0
@@ -175,6 +202,25 @@ func (c *clone) collect(cum workload.Cumulative) error {
 		}
 	}
 	st.syncLat = seriesOf(cum, c.h[opSync], seriesClat)
+	return nil
+}
+
+// collectHandle adds h's clat, lat and slat (a direction's, or one of
+// its priorities') to ds.
+func (c *clone) collectHandle(cum workload.Cumulative, h *workload.Handle, ds *dirStats) error {
+	if h == nil {
+		return nil
+	}
+	for _, x := range []struct {
+		dst *hist.Histogram
+		sum *int64
+		s   int
+	}{{ds.clat, &ds.clatSum, seriesClat}, {ds.lat, &ds.latSum, seriesLat}, {ds.slat, &ds.slatSum, seriesSlat}} {
+		if err := x.dst.Merge(cum.SeriesHistogram(h, x.s)); err != nil {
+			return err
+		}
+		*x.sum += cum.Series(h, x.s).Sum
+	}
 	return nil
 }
 
