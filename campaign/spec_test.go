@@ -74,7 +74,9 @@ func TestParseRefuses(t *testing.T) {
 		want       []string // each must appear in the error
 	}{
 		{"unknown key", "name: x\nworkload: fio\nmatrx:\n  a: [1]\n", []string{"s.yaml:3:1: unknown key \"matrx\""}},
-		{"bad workload", "name: x\nworkload: tpcc\nmatrix: {a: [1]}\n", []string{"s.yaml:2:11: unknown workload \"tpcc\""}},
+		{"bad workload", "name: x\nworkload: tpcc\nmatrix: {a: [1]}\n", []string{"s.yaml:2:11: unknown workload \"tpcc\" (known: crash, fio, oltp)",
+			"s.yaml: workload must be one of crash, fio, oltp"}},
+		{"no workload", "name: x\nmatrix: {a: [1]}\n", []string{"s.yaml: workload must be one of crash, fio, oltp"}},
 		{"rounds type", "name: x\nworkload: fio\nmatrix: {a: [1]}\nrounds: three\n", []string{"s.yaml:4:9: expected a whole number"}},
 		{"bad window", "name: x\nworkload: fio\nmatrix: {a: [1]}\nwindow: 300s-60s\n", []string{"s.yaml:4:9: window"}},
 		{"no cells", "name: x\nworkload: fio\n", []string{"needs a matrix or cells"}},
@@ -87,7 +89,7 @@ func TestParseRefuses(t *testing.T) {
 		{"duplicate", "name: x\nname: y\nworkload: fio\nmatrix: {a: [1]}\n", []string{"s.yaml:2:1: duplicate key"}},
 	}
 	for _, tt := range tests {
-		_, err := Parse("s.yaml", []byte(tt.yaml))
+		_, err := Parser{Workloads: []string{"crash", "fio", "oltp"}}.Parse("s.yaml", []byte(tt.yaml))
 		if err == nil {
 			t.Errorf("%s: Parse() succeeded; want an error", tt.name)
 			continue
@@ -203,5 +205,26 @@ cells:
 	_, err = Parse("e.yaml", []byte("name: e\nworkload: fio\nmatrix:\n  disk.bucket: [1]\n"))
 	if err == nil || !strings.Contains(err.Error(), "disk.bucket needs a disk profile") {
 		t.Errorf("disk.bucket without a profile: %v", err)
+	}
+}
+
+// TestParserTakesTheKindsItIsGiven: the workloads a spec may name are the
+// Parser's (the command's registered kinds), not a list of campaign's
+// own: a kind campaign has never heard of parses when given, a spec
+// stored with a campaign parses whatever it names, and one that names
+// none is refused either way.
+func TestParserTakesTheKindsItIsGiven(t *testing.T) {
+	text := []byte("name: x\nworkload: newkind\nmatrix: {a: [1]}\n")
+	if s, err := (Parser{Workloads: []string{"fio", "newkind"}}).Parse("s.yaml", text); err != nil || s.Workload != "newkind" {
+		t.Errorf("Parser{fio, newkind}.Parse = %v, %v", s, err)
+	}
+	if _, err := (Parser{Workloads: []string{"fio"}}).Parse("s.yaml", text); err == nil || !strings.Contains(err.Error(), `unknown workload "newkind" (known: fio)`) {
+		t.Errorf("Parser{fio}.Parse = %v; want newkind refused", err)
+	}
+	if s, err := Parse("s.yaml", text); err != nil || s.Workload != "newkind" {
+		t.Errorf("Parse (a stored spec) = %v, %v", s, err)
+	}
+	if _, err := Parse("s.yaml", []byte("name: x\nmatrix: {a: [1]}\n")); err == nil || !strings.Contains(err.Error(), "s.yaml: workload is required") {
+		t.Errorf("Parse without a workload = %v", err)
 	}
 }

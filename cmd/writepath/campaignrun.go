@@ -92,7 +92,7 @@ func (o *campaignRunOptions) run(ctx context.Context, path string, stdout, stder
 	if err != nil {
 		return fmt.Errorf("campaign spec: %w", err)
 	}
-	spec, err := campaign.Parse(path, text)
+	spec, err := campaign.Parser{Workloads: kindNames()}.Parse(path, text)
 	if err != nil {
 		return err
 	}

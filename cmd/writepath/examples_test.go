@@ -30,7 +30,7 @@ func TestExamplesPlan(t *testing.T) {
 		"nvme-write-cache.yaml": nil}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			spec, err := campaign.ParseFile(f)
+			spec, err := campaign.Parser{Workloads: kindNames()}.ParseFile(f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,7 +70,7 @@ func TestExamplesGuardedEmbedded(t *testing.T) {
 	files, _ := filepath.Glob("../../examples/*.yaml")
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			spec, err := campaign.ParseFile(f)
+			spec, err := campaign.Parser{Workloads: kindNames()}.ParseFile(f)
 			if err != nil {
 				t.Fatal(err)
 			}

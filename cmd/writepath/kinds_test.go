@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,5 +56,23 @@ func TestKindTables(t *testing.T) {
 		if want := "campaign c — median of rounds over 0s-end (min–max), p99 from merged histograms" + tt.legend; lines[0] != want {
 			t.Errorf("%s: title %q; want %q", tt.kind, lines[0], want)
 		}
+	}
+}
+
+// TestCampaignWorkloadsAreTheKinds: the workloads a campaign may name are
+// the kinds this binary registers, listed as the registry sorts them.
+func TestCampaignWorkloadsAreTheKinds(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(spec, []byte("name: c\nworkload: tpcc\nmatrix: {--bs: [4k]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := runCLI(t, dir, "campaign", "run", spec)
+	want := `c.yaml:2:11: unknown workload "tpcc" (known: ` + strings.Join(kindNames(), ", ") + ")"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("campaign run of a tpcc spec: %v; want %q", err, want)
+	}
+	if !slices.Contains(kindNames(), "fio") {
+		t.Errorf("kinds %v lack fio", kindNames())
 	}
 }

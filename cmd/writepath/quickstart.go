@@ -156,7 +156,7 @@ func (o *quickstartOptions) plan(ctx context.Context, local *localCampaignFlags,
 		secs = st.secs[1]
 	}
 	text := []byte(fmt.Sprintf(st.spec, secs))
-	spec, err := campaign.Parse("quickstart", text)
+	spec, err := campaign.Parser{Workloads: kindNames()}.Parse("quickstart", text)
 	if err != nil {
 		return plannedStep{}, nil, err // a programmer error: the embedded specs are valid
 	}
