@@ -18,8 +18,15 @@ import (
 func FuzzDecodeInterval(f *testing.F) {
 	at := time.Unix(1000, 0)
 	for _, vals := range [][]int64{nil, {1}, {1000, 2000, 3e9}} {
-		b, err := proto.Marshal(workerInterval(f, 3, at, time.Second, vals))
+		iv := workerInterval(f, 3, at, time.Second, vals)
+		b, err := proto.Marshal(iv)
 		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		// The same in the sparse wire encoding, as this coordinator asks.
+		iv.Ops[0].Hdr = sparseOf(f, iv.GetOps()[0].GetHdr())
+		if b, err = proto.Marshal(iv); err != nil {
 			f.Fatal(err)
 		}
 		f.Add(b)
