@@ -52,8 +52,20 @@ func TestRateModeCorrectsForStall(t *testing.T) {
 	if sum.Uncorrected == nil {
 		t.Error("summary has no uncorrected latency section in rate mode")
 	}
-	if got := float64(sum.Transactions) / 4; got < 150 || got > 210 {
-		t.Errorf("rate %.0f/s; want about --rate=200 (the run catches up after the stall)", got)
+	// The run catches up after the stall only if the server can go faster
+	// than the rate: two threads at their uncorrected mean latency. A
+	// loaded CI host's server managed 107/s (p90 11 ms) with 2 threads:
+	// there only the ceiling is checked.
+	got := float64(sum.Transactions) / 4
+	capacity := 2 / (uncorr.Mean() / 1e9)
+	if got > 210 {
+		t.Errorf("rate %.0f/s; want at most --rate=200", got)
+	}
+	if capacity < 300 {
+		t.Logf("rate %.0f/s; the server did %.0f/s at most (2 threads at a %.1f ms mean): not enough to catch up, the floor is not checked",
+			got, capacity, uncorr.Mean()/1e6)
+	} else if got < 150 {
+		t.Errorf("rate %.0f/s with room for %.0f/s; want about --rate=200 (the run catches up after the stall)", got, capacity)
 	}
 }
 
