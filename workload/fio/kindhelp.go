@@ -24,7 +24,7 @@ var optionDefaults = map[string]string{
 	"verify": "0", "do_verify": "1", "verify_fatal": "0", "verify_dump": "0", "log_avg_msec": "0",
 	"log_hist_msec": "0", "log_hist_coarseness": "0", "log_max_value": "0", "log_offset": "0",
 	"per_job_logs": "1", "log_prio": "0", "offset_increment": "0", "zonemode": "none", "zonesize": "0", "zonerange": "0", "zoneskip": "0", "exit_what": "group", "thinktime": "0", "thinktime_spin": "0", "thinktime_blocks": "1", "gtod_reduce": "0", "disable_lat": "0", "disable_clat": "0", "disable_slat": "0", "disable_bw_measurement": "0", "unified_rw_reporting": "none", "clat_percentiles": "1",
-	"lat_percentiles": "0", "slat_percentiles": "0",
+	"lat_percentiles": "0", "slat_percentiles": "0", "replay_no_stall": "0", "replay_time_scale": "100",
 	"percentile_list": "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99",
 }
 

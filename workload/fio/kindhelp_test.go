@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"google.golang.org/protobuf/proto"
+
+	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
 )
 
 // TestOptionDefaults: every default the help prints is the real fio
@@ -27,10 +29,18 @@ func TestOptionDefaults(t *testing.T) {
 			t.Errorf("--%s=%s: %v", o.name, def, err)
 			continue
 		}
-		// Two fields leave the default to their readers when unset.
+		// Some fields leave the default to their readers when unset.
 		switch o.name {
 		case "nrfiles":
 			j.Nrfiles = 0 // parse.go: max(nrfiles, 1)
+		case "verify":
+			// Unset and none both verify nothing; unset lets
+			// verify_pattern alone choose fio's header check.
+			if j.Verify == fiov1.Verify_VERIFY_NONE {
+				j.Verify = fiov1.Verify_VERIFY_UNSPECIFIED
+			}
+		case "replay_time_scale":
+			j.ReplayTimeScale = 0 // replay.go: 0 and 100 both replay at the logged times
 		case "percentile_list":
 			if !slices.Equal(percentilesOf(j), percentilesOf(defaultJob())) {
 				t.Errorf("percentile_list %s is not the reports' default", def)
