@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/writepath/writepath/coordinator/store"
 	"github.com/writepath/writepath/hist"
 	"github.com/writepath/writepath/internal/fabrictest"
 	"github.com/writepath/writepath/internal/fabrictest/testkind"
@@ -254,6 +255,10 @@ func TestPartialWhenWorkerLost(t *testing.T) {
 	}
 	id := sub.GetRun().GetId()
 	waitIntervals(ctx, t, f, id, 3)
+	// Under load worker-2 may not have reported yet when three merged
+	// intervals are stored (they close on a bounded wait without it): it
+	// is stopped once a snapshot of its with ops is stored.
+	waitWorkerOps(ctx, t, f, id, "worker-2")
 	f.StopWorker("worker-2")
 	got := waitRun(ctx, t, f, id)
 	run := got.GetRun()
@@ -283,6 +288,39 @@ func TestPartialWhenWorkerLost(t *testing.T) {
 		t.Errorf("merged count = %d; want the %d the workers' stored snapshots hold", merged.Count(), sum)
 	}
 	checkTotals(t, got, 3)
+}
+
+// waitWorkerOps waits until the run has stored a snapshot of worker
+// holding at least one op.
+func waitWorkerOps(ctx context.Context, t *testing.T, f *local.Fabric, id, worker string) {
+	t.Helper()
+	for {
+		var ops int64
+		err := f.Store().WorkerIntervals(id, -1, func(_ int, sn store.WorkerSnapshot) error {
+			if sn.Worker != worker {
+				return nil
+			}
+			for _, o := range sn.Interval.GetOps() {
+				h, err := hist.Decode(o.GetHdr())
+				if err != nil {
+					return err
+				}
+				ops += h.Count()
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ops > 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("run %s: no snapshot of %s with ops stored: %v", id, worker, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // waitIntervals waits until the run has stored n merged intervals.
