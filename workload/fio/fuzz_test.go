@@ -1,6 +1,7 @@
 package fio
 
 import (
+	"errors"
 	"io"
 	"os"
 	"strings"
@@ -46,7 +47,9 @@ func FuzzParseArgs(f *testing.F) {
 }
 
 // FuzzParseJobFile feeds arbitrary job-file text to the INI parser and the
-// resolver: no panics, and every accepted job is valid.
+// resolver: no panics, and a job the parser accepts (as fio's --parse-only
+// would) is either valid or refused by NewFromSpec as invalid or
+// unsupported, each line of the refusal naming the file and line.
 func FuzzParseJobFile(f *testing.F) {
 	f.Add("[global]\nioengine=libaio\n[j]\nsize=1m\nrw=randwrite\n")
 	f.Add("; comment\n# comment\n[a]\nsize=4k\nbs=4k\ntime_based\nruntime=1\n[b]\nname=c\nsize=${HOME}\n")
@@ -66,8 +69,17 @@ func FuzzParseJobFile(f *testing.F) {
 		if spec == nil {
 			return
 		}
-		if _, err := NewFromSpec(spec); err != nil {
-			t.Fatalf("job file %q accepted but NewFromSpec rejects it: %v", text, err)
+		_, err = NewFromSpec(spec)
+		if err == nil {
+			return
+		}
+		if !errors.Is(err, ErrInvalidValue) && !errors.Is(err, ErrUnsupported) {
+			t.Fatalf("job file %q: NewFromSpec: %v; want a refusal (invalid value or not supported)", text, err)
+		}
+		for _, l := range strings.Split(err.Error(), "\n") {
+			if !strings.HasPrefix(l, "fuzz.fio:") {
+				t.Fatalf("job file %q: refusal line %q does not say where (fuzz.fio:LINE)", text, l)
+			}
 		}
 	})
 }

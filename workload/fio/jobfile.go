@@ -47,6 +47,12 @@ func parseLines(path, text string, secs *[]section, depth int) []error {
 	var errs []error
 	for n, raw := range strings.Split(text, "\n") {
 		where := fmt.Sprintf("%s:%d", path, n+1)
+		if strings.IndexByte(raw, 0) >= 0 {
+			// No option value or job name may hold one (the spec refuses it
+			// later, without saying where).
+			errs = append(errs, fmt.Errorf("%s: a NUL byte (not a job file?)", where))
+			continue
+		}
 		line := stripComment(raw)
 		if line == "" {
 			continue
