@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 
@@ -73,6 +74,12 @@ func init() {
 // reported at once. A random --kill-at range without --kill-seed gets a
 // seed here, so the spec alone repeats the experiment.
 func parseArgs(args []string) (*crashv1.Spec, error) {
+	for i, a := range args {
+		if !utf8.ValidString(a) {
+			// Every value ends up in a protobuf string, which must be UTF-8.
+			return nil, fmt.Errorf("argument %d (%q) is not valid UTF-8", i+1, a)
+		}
+	}
 	spec := &crashv1.Spec{}
 	var rest []string
 	var errs []error
