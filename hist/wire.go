@@ -91,12 +91,12 @@ func parseSparseWire(s *Sparse, b []byte) error {
 		return fmt.Errorf("%w: sparse: header too short or not %d digits", ErrBadEncoding, SigFigs)
 	}
 	p := b[2:]
-	low, w := binary.Uvarint(p)
+	low, w := uvarintMin(p)
 	if w <= 0 {
 		return fmt.Errorf("%w: sparse: lowest value truncated", ErrBadEncoding)
 	}
 	p = p[w:]
-	high, w := binary.Uvarint(p)
+	high, w := uvarintMin(p)
 	if w <= 0 {
 		return fmt.Errorf("%w: sparse: highest value truncated", ErrBadEncoding)
 	}
@@ -104,7 +104,7 @@ func parseSparseWire(s *Sparse, b []byte) error {
 	if low != uint64(Lowest) || high != uint64(Highest) {
 		return fmt.Errorf("%w: sparse: geometry %d..%d, want %d..%d", ErrBadEncoding, low, high, Lowest, Highest)
 	}
-	n, w := binary.Uvarint(p)
+	n, w := uvarintMin(p)
 	if w <= 0 {
 		return fmt.Errorf("%w: sparse: bucket count truncated", ErrBadEncoding)
 	}
@@ -132,11 +132,11 @@ func parseSparseWire(s *Sparse, b []byte) error {
 				return fmt.Errorf("%w: sparse: bucket %d: byte %#x", ErrBadEncoding, k, b)
 			}
 			var w int
-			if gap, w = binary.Uvarint(p[i+1:]); w <= 0 {
+			if gap, w = uvarintMin(p[i+1:]); w <= 0 {
 				return fmt.Errorf("%w: sparse: bucket %d: gap truncated or too long", ErrBadEncoding, k)
 			}
 			i += 1 + w
-			if cnt, w = binary.Uvarint(p[i:]); w <= 0 {
+			if cnt, w = uvarintMin(p[i:]); w <= 0 {
 				return fmt.Errorf("%w: sparse: bucket %d: count truncated or too long", ErrBadEncoding, k)
 			}
 			i += w
@@ -160,4 +160,15 @@ func parseSparseWire(s *Sparse, b []byte) error {
 	}
 	s.buckets, s.total = out, total
 	return nil
+}
+
+// uvarintMin is binary.Uvarint that also refuses a value written in more
+// bytes than it needs (a last byte of 0 after a continuation): one
+// histogram has one encoding, so a stored snapshot means one thing.
+func uvarintMin(b []byte) (uint64, int) {
+	v, w := binary.Uvarint(b)
+	if w > 1 && b[w-1] == 0 {
+		return 0, -w
+	}
+	return v, w
 }
