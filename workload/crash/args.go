@@ -79,6 +79,11 @@ func parseArgs(args []string) (*crashv1.Spec, error) {
 			// Every value ends up in a protobuf string, which must be UTF-8.
 			return nil, fmt.Errorf("argument %d (%q) is not valid UTF-8", i+1, a)
 		}
+		if strings.IndexByte(a, 0) >= 0 {
+			// No path, name or setting may hold one (the spec's check
+			// would refuse it later, naming a field instead of the flag).
+			return nil, fmt.Errorf("argument %d (%q) contains a NUL byte", i+1, a)
+		}
 	}
 	spec := &crashv1.Spec{}
 	var rest []string
