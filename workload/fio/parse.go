@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
@@ -71,15 +72,16 @@ func (b *builder) add(s section) {
 	b.jobs = append(b.jobs, j)
 }
 
-// checkUTF8 refuses text that is not UTF-8: names and paths travel in a
-// protobuf spec, whose strings must be valid UTF-8.
+// checkUTF8 refuses text that is not UTF-8 or holds a NUL byte: names and
+// paths travel in a protobuf spec, whose strings must be valid UTF-8, and
+// the spec's own check refuses a NUL later without saying where.
 func checkUTF8(s section) error {
-	if !utf8.ValidString(s.name) {
-		return fmt.Errorf("%s: job name %q: %w: not valid UTF-8", s.where, s.name, ErrInvalidValue)
+	if !utf8.ValidString(s.name) || strings.IndexByte(s.name, 0) >= 0 {
+		return fmt.Errorf("%s: job name %q: %w: not valid UTF-8 or a NUL byte", s.where, s.name, ErrInvalidValue)
 	}
 	for _, st := range s.settings {
-		if !utf8.ValidString(st.name) || !utf8.ValidString(st.value) {
-			return fmt.Errorf("%s: option %q=%q: %w: not valid UTF-8", st.where, st.name, st.value, ErrInvalidValue)
+		if !utf8.ValidString(st.name) || !utf8.ValidString(st.value) || strings.IndexByte(st.name+st.value, 0) >= 0 {
+			return fmt.Errorf("%s: option %q=%q: %w: not valid UTF-8 or a NUL byte", st.where, st.name, st.value, ErrInvalidValue)
 		}
 	}
 	return nil
