@@ -1,6 +1,7 @@
 package fio
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -234,13 +235,36 @@ func logsOf(j *fiov1.Job) *fiov1.Logs {
 
 func uintOpt(lo, hi uint64, set func(*fiov1.Job, uint64)) func(*fiov1.Job, string) error {
 	return func(j *fiov1.Job, v string) error {
-		n, err := parseUint(v, lo, hi)
+		n, err := parseCount(v, lo, hi)
 		if err != nil {
 			return err
 		}
 		set(j, n)
 		return nil
 	}
+}
+
+// parseCount reads an integer option's value within [lo, hi] as fio 3.33
+// does (its FIO_OPT_INT and ULL go through str_to_decimal like sizes): a
+// decimal or 0x number, a k/m/g unit allowed ("iodepth=1k" is 1024), a
+// tail fio ignores taken where it drops nothing meant ("16)").
+func parseCount(v string, lo, hi uint64) (uint64, error) {
+	if isExpr(v) {
+		return parseUint(v, lo, hi)
+	}
+	n, err := parseSize(v)
+	var rr runRefusal
+	switch {
+	case errors.As(err, &rr):
+		return 0, err
+	case err != nil:
+		return 0, fmt.Errorf("%q is not a whole number", v)
+	case n < lo:
+		return 0, fmt.Errorf("min value out of range: %d (%d min)", n, lo)
+	case n > hi:
+		return 0, fmt.Errorf("max value out of range: %d (%d max)", n, hi)
+	}
+	return n, nil
 }
 
 func sizeOpt(set func(*fiov1.Job, uint64)) func(*fiov1.Job, string) error {

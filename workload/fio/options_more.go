@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
 )
@@ -554,11 +555,7 @@ func setGtodReduce(j *fiov1.Job, v string) error {
 // thinktime, thinktime_spin).
 func usecOpt(set func(*fiov1.Job, int64)) func(*fiov1.Job, string) error {
 	return func(j *fiov1.Job, v string) error {
-		v = strings.TrimSpace(v)
-		if _, suffix := splitNumber(v); suffix == "" && !isExpr(v) {
-			v += "us"
-		}
-		d, err := parseTime(v)
+		d, err := parseTimeIn(v, time.Microsecond)
 		if err != nil {
 			return err
 		}

@@ -78,7 +78,7 @@ func TestEveryOption(t *testing.T) {
 		{"--bs=16k", func(j *fiov1.Job) bool { return j.Bs == 16384 }},
 		{"--blocksize=1m", func(j *fiov1.Job) bool { return j.Bs == 1<<20 }},
 		{"--size=2g", func(j *fiov1.Job) bool { return j.Size == 2<<30 }},
-		{"--offset=4KiB", func(j *fiov1.Job) bool { return j.Offset == 4096 }},
+		{"--offset=4KiB", func(j *fiov1.Job) bool { return j.Offset == 4000 }}, // fio 3.33: KiB is 1000 at kb_base=1024
 		{"--numjobs=3", func(j *fiov1.Job) bool { return j.Numjobs == 3 }},
 		{"--iodepth=64", func(j *fiov1.Job) bool { return j.Iodepth == 64 }},
 		{"--ioengine=psync", func(j *fiov1.Job) bool { return j.Ioengine == fiov1.IOEngine_IO_ENGINE_PSYNC }},
@@ -160,13 +160,14 @@ func TestRejections(t *testing.T) {
 		{[]string{"--name=j", "--size=1m", "--debug=io"}, ErrUnsupported, `--debug`},
 		{[]string{"--name=j", "--size=1m", "--terse-version=7"}, ErrInvalidValue, `terse version`},
 		{[]string{"--name=j", "--size=4q"}, ErrInvalidValue, `size=4q`},
-		{[]string{"--name=j", "--size=1m", "--bs=4x"}, ErrInvalidValue, `bs=4x`},
+		{[]string{"--name=j", "--size=1m", "--bs=4x"}, ErrUnsupported, `bs=4x: not supported: fio 3.33 reads "4x" as 4,`},
 		{[]string{"--name=j", "--size=1m", "--rwmixread=101"}, ErrInvalidValue, `max value out of range: 101 (100 max)`},
 		{[]string{"--name=j", "--size=1m", "--iodepth=0"}, ErrInvalidValue, `min value out of range: 0 (1 min)`},
 		{[]string{"--name=j", "--size=1m", "--rw=randomwrite"}, ErrInvalidValue, `rw=randomwrite`},
 		{[]string{"--name=j", "--size=1m", "--ioengine=spdk"}, ErrUnsupported, `ioengine=spdk`},
 		{[]string{"--name=j", "--size=101%"}, ErrInvalidValue, `max value out of range`},
-		{[]string{"--name=j", "--size=1m", "--runtime=5x"}, ErrInvalidValue, `runtime=5x`},
+		{[]string{"--name=j", "--size=1m", "--runtime=5x"}, ErrUnsupported, `runtime=5x: not supported: fio 3.33 reads "5x" as 5µs,`},
+		{[]string{"--name=j", "--size=1m", "--runtime=x"}, ErrInvalidValue, `runtime=x`},
 		{[]string{"--name=j", "--size=1m", "--output-format=xml"}, ErrInvalidValue, `output-format=xml`},
 		{[]string{"--name=j", "--size=1m", "--direct=2"}, ErrInvalidValue, `direct=2`},
 		{[]string{"--name=j"}, ErrInvalidValue, `size= is required`},
@@ -251,7 +252,7 @@ func TestUnits(t *testing.T) {
 	sizes := []struct {
 		in   string
 		want uint64
-	}{{"4k", 4096}, {"4K", 4096}, {"4kb", 4096}, {"4KiB", 4096}, {"1m", 1 << 20}, {"1G", 1 << 30},
+	}{{"4k", 4096}, {"4K", 4096}, {"4kb", 4096}, {"4KiB", 4000}, {"1m", 1 << 20}, {"1G", 1 << 30},
 		{"2t", 2 << 40}, {"512", 512}, {"0x1000", 4096}, {"3b", 3}}
 	for _, tt := range sizes {
 		if got, err := parseSize(tt.in); err != nil || got != tt.want {
