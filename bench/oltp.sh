@@ -23,12 +23,20 @@
 # --report-interval=1); the server's voluntary context switches (all its
 # threads, /proc/PID/task/*/status; connection threads stay in the thread
 # cache between runs) and its fsyncs (Innodb_data_fsyncs) per transaction:
-# where the server's CPU per transaction goes (wake-ups, group commit).
+# where the server's CPU per transaction goes (wake-ups, group commit); its
+# row lock waits (Innodb_row_lock_waits) per 1,000 transactions: lock
+# convoys; and the CPUs' worth every other process on the machine used over
+# the run (/proc/stat's busy ticks less the server's and the client's; kernel
+# threads included, the I/O of the run's own fsyncs too): a run
+# that fell behind while other jobs took the CPUs says so.
 #
 # Environment: TABLES (8), SIZE (100000), TIME (10 s per run), ROUNDS (2),
 # THREADS ("8 16 64"), COMMITS ("1 2"), BINARY (server binary), SET (extra
 # --set k=v words for the server), WP_FLAGS (extra `writepath run` flags,
-# e.g. --no-trace), PREPARE (1: also time both prepares, ABBA).
+# e.g. --no-trace), PREPARE (1: also time both prepares, ABBA), KEEP (1:
+# keep the work directory, every run's output and stderr, and print its path:
+# with GODEBUG=gctrace=1,schedtrace=1000 in the environment writepath's
+# stderr holds its collections and run queues second by second).
 # A full run: 2 x 3 x ROUNDS x 4 runs of TIME s, about 10 min at the defaults.
 # Targets (issue 16): TPS >= 1.0x, p99 <= 1.0x, client CPU per 1k trx <= 1.0x.
 set -euo pipefail
@@ -43,6 +51,7 @@ COMMITS=${COMMITS:-"1 2"}
 PREP_THREADS=${PREP_THREADS:-16}
 WP_FLAGS=${WP_FLAGS:-}
 PREPARE=${PREPARE:-0}
+KEEP=${KEEP:-0}
 SET=${SET:-"--set innodb_buffer_pool_size=1G --set innodb_log_file_size=512M --set max_prepared_stmt_count=1000000"}
 
 command -v sysbench >/dev/null || { echo "bench/oltp.sh: sysbench not found (apt-get install sysbench)" >&2; exit 1; }
@@ -57,7 +66,10 @@ WP="$WORK/writepath"
 (cd "$ROOT" && go build -o "$WP" ./cmd/writepath)
 
 DIR="$WORK/db"
-stop_server() { "$WP" mysqld stop --dir "$DIR" >/dev/null 2>&1 || true; rm -rf "$WORK"; }
+stop_server() {
+	"$WP" mysqld stop --dir "$DIR" >/dev/null 2>&1 || true
+	if [ "$KEEP" = 1 ]; then rm -rf "$DIR"; echo "kept: $WORK" >&2; else rm -rf "$WORK"; fi
+}
 trap stop_server EXIT
 trap 'exit 130' INT TERM
 # shellcheck disable=SC2086
@@ -77,10 +89,16 @@ WPR=("$WP" run oltp --db "$WORK/wp.db" --data-dir "$WORK/data" $WP_FLAGS)
 sql() { MYSQL_PWD=$PW mariadb -S "$SOCK" -uroot -N -e "$1" 2>/dev/null || MYSQL_PWD=$PW mysql -S "$SOCK" -uroot -N -e "$1"; }
 # srv_ticks: the server's user+sys clock ticks so far (all its threads).
 srv_ticks() { awk '{print $14 + $15}' "/proc/$SPID/stat"; }
+# busy_ticks: the machine's busy clock ticks so far (every CPU: all but idle
+# and iowait); less the server's and the client's, what other processes
+# took during a run: a run that collapsed while others took the CPUs says so.
+busy_ticks() { awk '$1 == "cpu" {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
 # srv_vcs: the server's voluntary context switches so far (its live threads).
 srv_vcs() { cat /proc/"$SPID"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ {s += $2} END {print s + 0}'; }
 # srv_fsyncs: Innodb_data_fsyncs so far.
 srv_fsyncs() { sql "SHOW GLOBAL STATUS LIKE 'Innodb_data_fsyncs'" | awk '{print $2 + 0}'; }
+# srv_locks: Innodb_row_lock_waits and Innodb_row_lock_time (ms) so far.
+srv_locks() { sql "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_row_lock_waits', 'Innodb_row_lock_time')" | awk '$1 == "Innodb_row_lock_time" {t = $2} $1 == "Innodb_row_lock_waits" {w = $2} END {print w + 0, t + 0}'; }
 HZ=$(getconf CLK_TCK)
 
 # timed OUT CMD...: runs CMD, stdout to OUT, stderr to OUT.err,
@@ -113,15 +131,17 @@ if [ "$PREPARE" = 1 ]; then
 fi
 "${SB[@]}" --threads="$PREP_THREADS" prepare >/dev/null
 
-RUNS="$WORK/runs.txt" # commit threads pair tool tps p99 trx cpu_s vcs srv_s first_tps median_tps srv_vcs srv_fsyncs
+RUNS="$WORK/runs.txt" # commit threads pair tool tps p99 trx cpu_s vcs srv_s first_tps median_tps srv_vcs srv_fsyncs lock_waits lock_ms others_cpus
 : >"$RUNS"
 
 # run_one TOOL COMMIT THREADS PAIR N: one run, one line in $RUNS.
 run_one() {
-	local tool=$1 commit=$2 th=$3 pair=$4 out="$WORK/$1.$2.$3.$4.$5" t0 t1 w0 w1 f0 f1 tps p99 trx first median
+	local tool=$1 commit=$2 th=$3 pair=$4 out="$WORK/$1.$2.$3.$4.$5" t0 t1 b0 b1 w0 w1 f0 f1 l0 l1 tps p99 trx first median
+	l0=$(srv_locks)
 	f0=$(srv_fsyncs)
 	w0=$(srv_vcs)
 	t0=$(srv_ticks)
+	b0=$(busy_ticks)
 	if [ "$tool" = sysbench ]; then
 		timed "$out" "${SB[@]}" --threads="$th" --time="$TIME" --percentile=99 --report-interval=1 run
 		read -r tps p99 trx < <(awk '$1 == "transactions:" {gsub(/\(/, "", $3); tps=$3; trx=$2} /99th percentile:/ {p99=$3} END {print tps, p99, trx}' "$out")
@@ -137,15 +157,18 @@ run_one() {
 			function first_median(v, n,   s, i, j, t) {if (n == 0) return "0 0"; for (i = 0; i < n; i++) s[i] = v[i]; for (i = 1; i < n; i++) for (j = i; j > 0 && s[j-1] > s[j]; j--) {t = s[j]; s[j] = s[j-1]; s[j-1] = t}; return v[0] " " s[int(n / 2)]}' "$out" "$out.err")
 	fi
 	t1=$(srv_ticks)
+	b1=$(busy_ticks)
 	w1=$(srv_vcs)
 	f1=$(srv_fsyncs)
+	l1=$(srv_locks)
 	if [ -z "${trx:-}" ] || [ "${trx:-0}" = 0 ]; then
 		echo "bench/oltp.sh: $tool at trx_commit=$commit, $th threads: no summary in $out; its stderr:" >&2
 		tail -5 "$out.err" >&2
 		exit 1
 	fi
-	read -r _ u s v _ <"$out.time"
-	echo "$commit $th $pair $tool $tps $p99 $trx $(awk -v u="$u" -v s="$s" 'BEGIN {print u + s}') $v $(awk -v d=$((t1 - t0)) -v hz="$HZ" 'BEGIN {print d / hz}') $first $median $((w1 - w0)) $((f1 - f0))" >>"$RUNS"
+	read -r e u s v _ <"$out.time"
+	# others: CPUs' worth the rest of the machine used over the run
+	echo "$commit $th $pair $tool $tps $p99 $trx $(awk -v u="$u" -v s="$s" 'BEGIN {print u + s}') $v $(awk -v d=$((t1 - t0)) -v hz="$HZ" 'BEGIN {print d / hz}') $first $median $((w1 - w0)) $((f1 - f0)) $(awk -v a="$l0" -v b="$l1" 'BEGIN {split(a, x, " "); split(b, y, " "); print y[1] - x[1], y[2] - x[2]}') $(awk -v b=$((b1 - b0)) -v t=$((t1 - t0)) -v hz="$HZ" -v u="$u" -v s="$s" -v e="$e" 'BEGIN {o = ((b - t) / hz - u - s) / e; printf "%.2f", (o < 0) ? 0 : o}')" >>"$RUNS"
 }
 
 # table COMMIT THREADS: the setting's lines from $RUNS.
@@ -158,13 +181,13 @@ table() {
 		i = n[k]++
 		v[k, 0, i] = $5; v[k, 1, i] = $6; v[k, 2, i] = $8 / $7 * 1000; v[k, 3, i] = $9 / $7; v[k, 4, i] = $10 / $7 * 1000
 		v[k, 5, i] = ($12 > 0) ? $11 / $12 : 0
-		v[k, 6, i] = $13 / $7; v[k, 7, i] = $14 / $7
+		v[k, 6, i] = $13 / $7; v[k, 7, i] = $14 / $7; v[k, 8, i] = $15 / $7 * 1000; v[k, 9, i] = $17
 		pv[k, $3] = i; pairs[$3] = 1
 	}
 	END {
-		split("TPS|p99 ms|client CPU s/1k trx|client vol. switches/trx|server CPU s/1k trx|first s TPS/median s|server vol. switches/trx|server fsyncs/trx", name, "|")
-		split("%.0f|%.2f|%.3f|%.2f|%.3f|%.2f|%.2f|%.3f", fmt, "|")
-		for (m = 0; m < 8; m++) {
+		split("TPS|p99 ms|client CPU s/1k trx|client vol. switches/trx|server CPU s/1k trx|first s TPS/median s|server vol. switches/trx|server fsyncs/trx|server row lock waits/1k trx|CPUs used by other processes", name, "|")
+		split("%.0f|%.2f|%.3f|%.2f|%.3f|%.2f|%.2f|%.3f|%.1f|%.2f", fmt, "|")
+		for (m = 0; m < 10; m++) {
 			for (x = 0; x < n["s"]; x++) a[x] = v["s", m, x]; sc = cell(a, n["s"], fmt[m+1])
 			for (x = 0; x < n["w"]; x++) a[x] = v["w", m, x]; wc = cell(a, n["w"], fmt[m+1])
 			np = 0
@@ -192,7 +215,7 @@ for c in $COMMITS; do
 	done
 done
 echo
-echo "single runs (trx_commit threads pair tool TPS p99 trx client_cpu_s client_vcs server_cpu_s first_s_tps median_s_tps server_vcs server_fsyncs), in order:"
+echo "single runs (trx_commit threads pair tool TPS p99 trx client_cpu_s client_vcs server_cpu_s first_s_tps median_s_tps server_vcs server_fsyncs row_lock_waits row_lock_ms others_cpus), in order:"
 cat "$RUNS"
 echo
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -17,7 +19,34 @@ import (
 
 func main() {
 	preempt.Off() // the oltp run phase's blocking reads; see the package
-	os.Exit(profiled(os.Getenv("WRITEPATH_CPUPROFILE"), func() int { return execute(os.Args[1:]) }))
+	if r, err := strconv.Atoi(os.Getenv("WRITEPATH_MEMPROFILERATE")); err == nil && r > 0 {
+		runtime.MemProfileRate = r
+	}
+	os.Exit(profiled(os.Getenv("WRITEPATH_CPUPROFILE"), func() int {
+		defer allocProfile(os.Getenv("WRITEPATH_ALLOCPROFILE"))
+		return execute(os.Args[1:])
+	}))
+}
+
+// allocProfile writes the allocations of the whole run (pprof's allocs:
+// every allocation since the start, sampled, and the heap live at the
+// end) to path, if not empty: what the embedded fabric allocates beside
+// the workload (bench/oltp.md). WRITEPATH_MEMPROFILERATE sets the
+// sampling rate (bytes; the runtime's default: 512 KiB).
+func allocProfile(path string) {
+	if path == "" {
+		return
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "writepath: WRITEPATH_ALLOCPROFILE:", err)
+		return
+	}
+	defer out.Close()
+	runtime.GC() // the profile is as of the last collection: include the end
+	if err := pprof.Lookup("allocs").WriteTo(out, 0); err != nil {
+		fmt.Fprintln(os.Stderr, "writepath: WRITEPATH_ALLOCPROFILE:", err)
+	}
 }
 
 // profiled runs f with a CPU profile of the whole process written to path
