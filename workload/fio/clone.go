@@ -34,13 +34,18 @@ type clone struct {
 	path   string       // file.String(), for messages
 	size   uint64       // bytes of the region
 	offset uint64       // where the region starts (offset=)
-	seed   uint64
-	dev    device
-	fd     int
-	gen    *generator
-	bufs   *buffers
-	st     *jobStats
-	h      [4]*workload.Handle // read, write, trim, sync; nil when unused
+	// files are the clone's files (one, or nrfiles / filename=a:b); file,
+	// path, size, offset, fd and gen are the current one's (use), so the
+	// engines see one file at a time. fsv chooses among several.
+	files []*cfile
+	fsv   fileService
+	seed  uint64
+	dev   device
+	fd    int
+	gen   *generator
+	bufs  *buffers
+	st    *jobStats
+	h     [4]*workload.Handle // read, write, trim, sync; nil when unused
 	// bytes count read, written and trimmed bytes per interval (MB/s in
 	// the fabric).
 	bytes [nDirs]*workload.Counter
@@ -223,6 +228,9 @@ func (c *clone) finish() {
 func (c *clone) nextOp() (op int, off, n uint64) {
 	if c.replay != nil {
 		return c.nextReplay()
+	}
+	if len(c.files) > 1 {
+		return c.nextOpFiles()
 	}
 	// fio leaves its loop once the last block is issued, before the sync
 	// that would follow it (256 writes with fsync=4 give 63 syncs).

@@ -178,7 +178,7 @@ func (c *clone) fill(a *aioState) (bool, error) {
 		if op == dirWrite {
 			cb.opcode = iocbCmdPwrite
 		}
-		cb.offset, cb.nbytes = int64(off), n
+		cb.offset, cb.nbytes, cb.fildes = int64(off), n, uint32(c.fd)
 		if c.prio != nil {
 			c.setAIOPrio(a, slot, op, n)
 		}

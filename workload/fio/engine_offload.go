@@ -23,6 +23,7 @@ type offloadQueue struct {
 	free    []int
 	pending []int // prepared, not yet handed over
 	dir     []int
+	fd      []int // per slot: the request's file (several files per job)
 	off     []uint64
 	want    []uint64
 	start   []int64
@@ -41,7 +42,7 @@ type offloadQueue struct {
 func (c *clone) runOffload() error {
 	d := int(c.job.Iodepth)
 	q := &offloadQueue{c: c, work: make(chan int, d), done: make(chan int, d), free: make([]int, 0, d),
-		pending: make([]int, 0, d), dir: make([]int, d), off: make([]uint64, d), want: make([]uint64, d),
+		pending: make([]int, 0, d), dir: make([]int, d), fd: make([]int, d), off: make([]uint64, d), want: make([]uint64, d),
 		start: make([]int64, d), issue: make([]int64, d), end: make([]int64, d), res: make([]int, d), errs: make([]error, d)}
 	for i := d - 1; i >= 0; i-- {
 		q.free = append(q.free, i)
@@ -76,11 +77,11 @@ func (q *offloadQueue) submitter() {
 		case isNull(c.job):
 			n = len(buf)
 		case q.dir[slot] == dirTrim:
-			n, err = c.trimWith(&rng, q.off[slot], q.want[slot])
+			n, err = c.trimWith(&rng, q.fd[slot], q.off[slot], q.want[slot])
 		case q.dir[slot] == dirRead:
-			n, err = unix.Pread(c.fd, buf, int64(q.off[slot]))
+			n, err = unix.Pread(q.fd[slot], buf, int64(q.off[slot]))
 		default:
-			n, err = unix.Pwrite(c.fd, buf, int64(q.off[slot]))
+			n, err = unix.Pwrite(q.fd[slot], buf, int64(q.off[slot]))
 		}
 		q.end[slot], q.res[slot], q.errs[slot] = c.now(), n, err
 		q.done <- slot
@@ -132,7 +133,7 @@ func (q *offloadQueue) fill() (bool, error) {
 		}
 		slot := q.free[len(q.free)-1]
 		q.free = q.free[:len(q.free)-1]
-		q.dir[slot], q.off[slot], q.want[slot], q.start[slot] = op, off, n, c.now()
+		q.dir[slot], q.fd[slot], q.off[slot], q.want[slot], q.start[slot] = op, c.fd, off, n, c.now()
 		if op == dirWrite {
 			c.prepWrite(c.bufs.buf(slot, n), off)
 		}
@@ -148,7 +149,7 @@ func (q *offloadQueue) overlaps(off, n uint64) bool {
 		if q.isFree(slot) {
 			continue
 		}
-		if off < q.off[slot]+q.want[slot] && q.off[slot] < off+n {
+		if q.fd[slot] == q.c.fd && off < q.off[slot]+q.want[slot] && q.off[slot] < off+n {
 			return true
 		}
 	}

@@ -127,17 +127,18 @@ const blkDiscard = 0x1277
 // regular file refuses with ENOTTY (fio's error for a trim job on a file
 // too). The null engine completes it without a system call.
 func (c *clone) trim(off, n uint64) (int, error) {
-	return c.trimWith(&c.trimRange, off, n)
+	return c.trimWith(&c.trimRange, c.fd, off, n)
 }
 
-// trimWith is trim with the caller's ioctl argument (the offload pool's
-// threads each have their own).
-func (c *clone) trimWith(rng *[2]uint64, off, n uint64) (int, error) {
+// trimWith is trim with the caller's ioctl argument and descriptor (the
+// offload pool's threads each have their own argument, and take the
+// request's file).
+func (c *clone) trimWith(rng *[2]uint64, fd int, off, n uint64) (int, error) {
 	if isNull(c.job) {
 		return int(n), nil
 	}
 	*rng = [2]uint64{off, n}
-	_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(c.fd), blkDiscard, uintptr(unsafe.Pointer(rng)))
+	_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), blkDiscard, uintptr(unsafe.Pointer(rng)))
 	if errno != 0 {
 		return 0, errno
 	}

@@ -18,15 +18,21 @@ func seedMin(x, m uint32) uint32 {
 
 // newTaus88 is fio's __init_rand32 (its "2^31" is C's xor: 29, 19, 5).
 func newTaus88(seed uint32) *taus88 {
-	lcg := func(x uint32) uint32 { return x*69069 ^ seed }
 	t := &taus88{}
+	t.reseed(seed)
+	return t
+}
+
+// reseed starts t afresh from seed, in place (fio's td_fill_rand_seeds
+// between loops).
+func (t *taus88) reseed(seed uint32) {
+	lcg := func(x uint32) uint32 { return x*69069 ^ seed }
 	t.s1 = seedMin(lcg((2^31)+(2^17)+(2^7)), 1)
 	t.s2 = seedMin(lcg(t.s1), 7)
 	t.s3 = seedMin(lcg(t.s2), 15)
 	for i := 0; i < 6; i++ {
 		t.next()
 	}
-	return t
 }
 
 func (t *taus88) next() uint32 {

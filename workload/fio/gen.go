@@ -44,6 +44,7 @@ type generator struct {
 	blocks          uint64 // gran-sized blocks in the region
 	seqNext         [nDirs]uint64
 	seqAdd          int64  // rw=...:N, sequential: hole after each I/O (negative: backwards)
+	noWrap          bool   // a stream ends at the region's end (a file of several)
 	seqNr           uint32 // rw=...:N, random: I/Os per new random offset
 	seqLeft         uint32
 	issued          uint64 // bytes handed out in this loop
@@ -308,7 +309,7 @@ func (g *generator) enterZone(d int) uint64 {
 func (g *generator) nextSeq(d int, n uint64) (uint64, uint64, bool) {
 	off := g.seqNext[d]
 	if off+g.gran > g.size {
-		if g.seqAdd != 0 {
+		if g.seqAdd != 0 || g.noWrap {
 			// With a hole, fio's loop ends where the next block no longer
 			// fits (128m read with bs=1m:512k is 85 reads); the hole
 			// itself wraps past the end (afterHole).

@@ -33,16 +33,21 @@ func (w *Workload) Needs(env workload.Env) workload.Needs {
 		if d := j.GetDirectory(); d != "" {
 			n.Paths = append(n.Paths, under(env.DataDir, d))
 		}
-		if f := j.GetFilename(); f != "" {
-			n.Paths = append(n.Paths, under(env.DataDir, joinRaw(j.GetDirectory(), f)))
+		if j.GetFilename() != "" {
+			for i := range fileCount(j) {
+				n.Paths = append(n.Paths, under(env.DataDir, joinRaw(j.GetDirectory(), fileName(j, 0, i))))
+			}
 		}
 	}
 	return n
 }
 
-// clonePaths are one clone's directory and file as the guard resolved
+// clonePaths are one clone's directory and files as the guard resolved
 // them: what plan, layout and open use.
-type clonePaths struct{ dir, file beneath.Path }
+type clonePaths struct {
+	dir   beneath.Path
+	files []beneath.Path
+}
 
 // resolvePaths passes every directory and file the jobs name through env's
 // guard (relative paths against the data dir, symlinks and ".." resolved
@@ -73,19 +78,24 @@ func resolvePaths(spec *fiov1.Spec, env workload.Env) ([][]clonePaths, error) {
 				}
 			}
 		}
+	clones:
 		for n := 0; n < int(j.GetNumjobs()); n++ {
-			file, grow, err := jobFile(j, n, dir, env)
-			if err != nil {
-				errs = append(errs, err)
-				out[i] = nil
-				break // one refusal per job: the clones share the file name pattern
+			cp := clonePaths{dir: rdir}
+			for k := range fileCount(j) {
+				file, grow, err := jobFile(j, n, k, dir, env)
+				if err != nil {
+					errs = append(errs, err)
+					out[i] = nil
+					break clones // one refusal per job: the clones share the file name pattern
+				}
+				cp.files = append(cp.files, file)
+				// The null engine lays nothing out; every clone of a named
+				// file shares it.
+				if !isNull(j) && (n == 0 || j.GetFilename() == "") {
+					need[rdir.String()] += grow
+				}
 			}
-			out[i] = append(out[i], clonePaths{dir: rdir, file: file})
-			// The null engine lays nothing out; every clone of a named
-			// file shares it.
-			if !isNull(j) && (n == 0 || j.GetFilename() == "") {
-				need[rdir.String()] += grow
-			}
+			out[i] = append(out[i], cp)
 		}
 	}
 	dirs := make([]string, 0, len(need))
@@ -104,14 +114,14 @@ func resolvePaths(spec *fiov1.Spec, env workload.Env) ([][]clonePaths, error) {
 	return out, errors.Join(errs...)
 }
 
-// jobFile resolves clone n's file and returns how many bytes its layout
-// adds.
-func jobFile(j *fiov1.Job, n int, dir string, env workload.Env) (beneath.Path, int64, error) {
-	path, err := env.Path(clonePath(j, n, dir))
+// jobFile resolves clone n's file k and returns how many bytes its
+// layout adds (at most).
+func jobFile(j *fiov1.Job, n, k int, dir string, env workload.Env) (beneath.Path, int64, error) {
+	path, err := env.Path(clonePath(j, n, k, dir))
 	if err != nil {
 		return beneath.Path{}, 0, fmt.Errorf("job %s: filename=: %w", j.GetName(), err)
 	}
-	want := int64(cloneOffset(j, n) + j.GetSize())
+	want := int64(cloneOffset(j, n) + fileShare(j))
 	st, err := path.Stat()
 	switch {
 	case err == nil && st.Mode&unix.S_IFMT != unix.S_IFREG:
@@ -123,14 +133,25 @@ func jobFile(j *fiov1.Job, n int, dir string, env workload.Env) (beneath.Path, i
 	}
 }
 
-// clonePath is the file clone n of j uses, as written (relative to the
-// data dir unless absolute): filename=, or fio's name.N.0, in directory=.
-func clonePath(j *fiov1.Job, n int, dir string) string {
-	name := j.GetFilename()
-	if name == "" {
-		name = fmt.Sprintf("%s.%d.0", j.GetName(), n)
+// clonePath is file k of clone n of j, as written (relative to the data
+// dir unless absolute): filename='s, or fio's name.N.K (filename_format=),
+// in directory=.
+func clonePath(j *fiov1.Job, n, k int, dir string) string {
+	return joinRaw(dir, fileName(j, n, k))
+}
+
+// fileShare is the most one file of j's clones holds (fileRegions gives
+// each its share): its filesize=, else size= over the files, a block more
+// for the first ones.
+func fileShare(j *fiov1.Job) uint64 {
+	if f := max(j.GetFilesize(), j.GetFilesizeMax()); f > 0 {
+		return f
 	}
-	return joinRaw(dir, name)
+	n := uint64(fileCount(j))
+	if n == 1 {
+		return j.GetSize()
+	}
+	return j.GetSize()/n + j.GetBs()
 }
 
 // FilePlan is every file a spec's clones use, in job order, as the worker
@@ -145,7 +166,9 @@ func FilePlan(spec *fiov1.Spec) []string {
 			dir = "."
 		}
 		for n := 0; n < int(j.GetNumjobs()); n++ {
-			out = append(out, clonePath(j, n, dir))
+			for k := range fileCount(j) {
+				out = append(out, clonePath(j, n, k, dir))
+			}
 		}
 	}
 	return out

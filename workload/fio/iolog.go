@@ -26,14 +26,22 @@ func openIOLog(c *clone) error {
 	if err != nil {
 		return fmt.Errorf("job %s: write_iolog: %w", c.job.Name, err)
 	}
-	c.iolog = &ioLog{f: f, name: strings.TrimPrefix(c.path, "./"), buf: make([]byte, 0, 64<<10)}
+	c.iolog = &ioLog{f: f, name: ioLogName(c.path), buf: make([]byte, 0, 64<<10)}
 	c.iolog.buf = append(c.iolog.buf, ioLogHeader...)
-	// the job's clock starts with its I/O; the file is added and opened
+	// the job's clock starts with its I/O; the files are added and opened
 	// before, at its origin
-	c.iolog.file(0, "add")
-	c.iolog.file(0, "open")
+	for _, what := range []string{"add", "open"} {
+		for _, cf := range c.files {
+			c.iolog.name = ioLogName(cf.path)
+			c.iolog.file(0, what)
+		}
+	}
+	c.iolog.name = ioLogName(c.path)
 	return nil
 }
+
+// ioLogName is a file's name as fio's I/O log prints it.
+func ioLogName(path string) string { return strings.TrimPrefix(path, "./") }
 
 func (l *ioLog) stamp(ns int64) {
 	if len(l.buf) > cap(l.buf)-512 {

@@ -13,7 +13,8 @@ import (
 // giving the default changes nothing. An option whose default here is not
 // fio's is in defaultDiffers instead.
 var optionDefaults = map[string]string{
-	"nrfiles": "1", "unlink": "0", "rw": "read", "rwmixread": "50", "rwmixwrite": "50", "bs": "4096",
+	"nrfiles": "1", "unlink": "0", "file_service_type": "roundrobin", "filename_format": "$jobname.$jobnum.$filenum",
+	"create_on_open": "0", "unlink_each_loop": "0", "rw": "read", "rwmixread": "50", "rwmixwrite": "50", "bs": "4096",
 	"offset": "0", "number_ios": "0", "numjobs": "1", "ioengine": "psync", "iodepth": "1",
 	"iodepth_batch_submit": "1", "iodepth_batch_complete_min": "1", "direct": "0", "buffered": "1",
 	"sync": "none", "fsync": "0", "fdatasync": "0", "end_fsync": "0", "fsync_on_close": "0",

@@ -24,45 +24,81 @@ import (
 //     space (fallocate=native leaves unwritten extents on ext4/XFS: the
 //     first write to each block then also converts the extent).
 //
+// A clone with several files lays out those that are too short, with
+// fio's one line for all of them first ("Laying out IO files (3 files /
+// total 3MiB)"); create_on_open=1 lays nothing out (the files are made
+// when opened).
+//
 // It returns one line per action, in fio's words where fio prints any.
 func layout(ctx context.Context, c *clone) ([]string, error) {
 	j := c.job
-	need := c.offset + c.size
-	st, err := c.file.Stat()
-	if err == nil && st.Mode&unix.S_IFMT != unix.S_IFREG {
-		// A block or character device (whose Stat size is 0): fio lays out
-		// only regular files. Unlinking it would remove the device node.
-		return []string{fmt.Sprintf("%s: %s is not a regular file, used as is", j.Name, c.path)}, nil
+	if j.CreateOnOpen {
+		return nil, nil
 	}
-	if err == nil && uint64(st.Size) >= need {
-		return []string{fmt.Sprintf("%s: existing file %s (%d bytes) used as is", j.Name, c.path, st.Size)}, nil
+	var (
+		notes []string
+		grow  []*cfile
+		total uint64
+	)
+	for _, f := range c.files {
+		need := f.offset + f.size
+		st, err := f.file.Stat()
+		switch {
+		case err == nil && st.Mode&unix.S_IFMT != unix.S_IFREG:
+			// A block or character device (whose Stat size is 0): fio lays
+			// out only regular files. Unlinking it would remove the device
+			// node.
+			notes = append(notes, fmt.Sprintf("%s: %s is not a regular file, used as is", j.Name, f.path))
+		case err == nil && uint64(st.Size) >= need:
+			notes = append(notes, fmt.Sprintf("%s: existing file %s (%d bytes) used as is", j.Name, f.path, st.Size))
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("layout %s: %w", f.path, err)
+		default:
+			grow = append(grow, f)
+			total += need
+		}
 	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("layout %s: %w", c.path, err)
+	if len(grow) == 0 {
+		return notes, nil
 	}
-	notes := []string{fmt.Sprintf("%s: Laying out IO file (1 file / %dMiB)", j.Name, need>>20)}
+	notes = append([]string{layoutNote(j.Name, len(grow), total)}, notes...)
+	for _, f := range grow {
+		ln, err := layoutOne(ctx, c, f)
+		notes = append(notes, ln...)
+		if err != nil {
+			return notes, err
+		}
+	}
+	return notes, nil
+}
+
+// layoutOne lays one file out: unlinked, created, its space reserved and,
+// for a job that reads (or overwrite=1), written whole.
+func layoutOne(ctx context.Context, c *clone, cf *cfile) ([]string, error) {
+	j := c.job
+	need := cf.offset + cf.size
 	reads := readsData(j)
 	newLayout := reads || j.Overwrite
-	if err := c.file.Remove(); err != nil {
-		return nil, fmt.Errorf("layout %s: unlink: %w", c.path, err)
+	if err := cf.file.Remove(); err != nil {
+		return nil, fmt.Errorf("layout %s: unlink: %w", cf.path, err)
 	}
 	flags := os.O_WRONLY | os.O_CREATE
 	if newLayout {
 		flags |= os.O_TRUNC
 	}
-	f, err := c.file.OpenFile(flags, 0o644)
+	f, err := cf.file.OpenFile(flags, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("layout %s: %w", c.path, err)
+		return nil, fmt.Errorf("layout %s: %w", cf.path, err)
 	}
 	defer f.Close()
-	notes = append(notes, reserve(f, j.Fallocate, need, c.path))
+	notes := []string{reserve(f, j.Fallocate, need, cf.path)}
 	if !newLayout {
 		return notes, nil
 	}
 	if err := writeFile(ctx, f, need, j.Bs, c.seed); err != nil {
-		return nil, fmt.Errorf("layout %s: %w", c.path, err)
+		return nil, fmt.Errorf("layout %s: %w", cf.path, err)
 	}
-	notes = append(notes, fmt.Sprintf("%s: wrote %d bytes and fsynced (job reads or overwrite=1)", c.path, need))
+	notes = append(notes, fmt.Sprintf("%s: wrote %d bytes and fsynced (job reads or overwrite=1)", cf.path, need))
 	return notes, nil
 }
 

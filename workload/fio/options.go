@@ -63,9 +63,14 @@ var optionTable = []namedOption{
 	opt("description", false, "Text job description", func(j *fiov1.Job, v string) error { j.Description = v; return nil }),
 	opt("filename", false, "File(s) to use for the workload", setFilename),
 	opt("directory", false, "Directory to store files in", func(j *fiov1.Job, v string) error { j.Directory = v; return nil }),
-	opt("nrfiles", false, "Split job workload between this number of files (1 here)", setNrfiles),
-	opt("filesize", false, "Size of individual files", sizeOpt(func(j *fiov1.Job, n uint64) { j.Filesize = n })),
+	opt("nrfiles", false, "Split job workload between this number of files", setNrfiles),
+	opt("filesize", false, "Size of individual files", setFilesize),
+	opt("file_service_type", false, "How to select which file to service next", setFileService),
+	opt("filename_format", false, "Override default $jobname.$jobnum.$filenum naming", setFilenameFormat),
+	opt("openfiles", false, "Number of files to keep open at the same time", uintOpt(0, maxFiles, func(j *fiov1.Job, n uint64) { j.OpenFiles = uint32(n) })),
+	opt("create_on_open", true, "Create files when they are opened for IO", boolOpt(func(j *fiov1.Job, b bool) { j.CreateOnOpen = b })),
 	opt("unlink", true, "Unlink created files after job has completed", boolOpt(func(j *fiov1.Job, b bool) { j.Unlink = b })),
+	opt("unlink_each_loop", true, "Unlink created files after each loop in a job has completed", setUnlinkEachLoop),
 	opt("rw", false, "IO direction", setRW),
 	opt("rwmixread", false, "Percentage of mixed workload that is reads", uintOpt(0, 100, func(j *fiov1.Job, n uint64) { j.Rwmixread = uint32(n) })),
 	opt("rwmixwrite", false, "Percentage of mixed workload that is writes", uintOpt(0, 100, func(j *fiov1.Job, n uint64) { j.Rwmixread = uint32(100 - n) })),
@@ -334,29 +339,6 @@ func boolOpt(set func(*fiov1.Job, bool)) func(*fiov1.Job, string) error {
 		set(j, b)
 		return nil
 	}
-}
-
-func setFilename(j *fiov1.Job, v string) error {
-	names := splitFilenames(v)
-	j.Filename = names[0]
-	if len(names) > 1 {
-		return runRefusal("several files per job (a:b) are not built yet; give one file per job")
-	}
-	return nil
-}
-
-// setNrfiles reads nrfiles=; more than one file per job is fio's, not
-// built here yet.
-func setNrfiles(j *fiov1.Job, v string) error {
-	n, err := parseUint(v, 1, math.MaxUint32)
-	if err != nil {
-		return err
-	}
-	j.Nrfiles = uint32(n)
-	if n > 1 {
-		return runRefusal("several files per job (nrfiles > 1) are not built yet; give one file per job")
-	}
-	return nil
 }
 
 // splitFilenames splits filename=a:b at unescaped colons ("\:" is a colon

@@ -44,8 +44,6 @@ var refused = map[string]string{
 	"iomem":                "I/O buffers are always anonymous memory (mmap)",
 	"continue_on_error":    "a job stops at its first error",
 	"create_serialize":     "files are laid out one after the other",
-	"create_on_open":       "files are laid out before the jobs start",
-	"file_service_type":    "one file per job",
 	"numa_cpu_nodes":       "NUMA placement is not supported; use cpus_allowed",
 	"numa_mem_policy":      "NUMA placement is not supported",
 	"nice":                 "CPU priorities are not supported",

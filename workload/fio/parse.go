@@ -347,8 +347,10 @@ func finalizeJob(j *fiov1.Job) {
 		j.ZoneRange = j.ZoneSize // fio: zonerange defaults to zonesize
 	}
 	if j.IoSize == 0 && j.Size == 0 && j.Filesize > 0 {
-		j.Size = j.Filesize * uint64(max(j.Nrfiles, 1))
+		// at least what the files hold: setup_files lowers it to that
+		j.Size = max(j.Filesize, j.FilesizeMax) * uint64(fileCount(j))
 	}
+	refuseFileCombos(j)
 	if j.IoSize > 0 && j.Size == 0 && j.SizePercent == 0 && j.Filename == "" {
 		j.Size = j.IoSize
 	}

@@ -172,7 +172,10 @@ func TestRejections(t *testing.T) {
 		{[]string{"--name=j", "--size=1m", "--direct=2"}, ErrInvalidValue, `direct=2`},
 		{[]string{"--name=j"}, ErrInvalidValue, `size= is required`},
 		{[]string{"--name=j", "--size=1k", "--bs=4k"}, ErrInvalidValue, `size too small, must not be less than minimum block size: 1024 < 4096`},
-		{[]string{"--name=j", "--size=1m", "--filename=a:b"}, ErrUnsupported, `several files`},
+		{[]string{"--name=j", "--size=1m", "--filename=a:b", "--ioengine=mmap"}, ErrUnsupported, `ioengine=mmap with several files`},
+		{[]string{"--name=j", "--size=1m", "--nrfiles=70000"}, ErrInvalidValue, `at most 65536 files per job`},
+		{[]string{"--name=j", "--size=1m", "--nrfiles=2", "--file_service_type=lottery"}, ErrInvalidValue, `want random, roundrobin, sequential`},
+		{[]string{"--name=j", "--size=1m", "--nrfiles=2", "--file_service_type=gauss:0.5"}, ErrUnsupported, `file_service_type=gauss`},
 	}
 	for _, tt := range tests {
 		_, err := ParseArgs(tt.args)

@@ -27,21 +27,21 @@ func (r runRefusal) Error() string { return string(r) }
 // the option table: accepted, refused at run time with reasonFor's reason.
 var fioOnly = setOf(`allow_file_create allow_mounted_write allrandrepeat atomic block_error_percentiles
 	blocksize_unaligned bs_is_seq_rand bs_unaligned bwavgtime cgroup cgroup_nodelete
-	cgroup_weight clocksource continue_on_error cpumask cpus_allowed_policy create_fsync create_on_open
+	cgroup_weight clocksource continue_on_error cpumask cpus_allowed_policy create_fsync
 	create_only create_serialize dedupe_global dedupe_mode dedupe_percentage dedupe_working_set_percentage
 	disk_util error_dump exec_postrun exec_prerun exitall_on_error fadvise_hint file_append
-	file_service_type filename_format fill_device fill_fs flow_watermark gid gpu_dev_id gtod_cpu
+	fill_device fill_fs flow_watermark gid gpu_dev_id gtod_cpu
 	hugepage-size ignore_error ignore_zone_limits iomem iomem_align iopsavgtime ioscheduler
 	job_max_open_zones kb_base latency_percentile latency_run latency_target latency_window lockfile
 	lockmem log_alternate_epoch log_alternate_epoch_clock_id log_compression_cpus
 	log_entries max_latency max_open_zones mem mem_align merge_blktrace_file
 	merge_blktrace_iters merge_blktrace_scalars nice numa_cpu_nodes numa_mem_policy offset_align opendir
-	openfiles percentage_random percentage_sequential pre_read profile rate_cycle rate_ignore_thinktime
+	percentage_random percentage_sequential pre_read profile rate_cycle rate_ignore_thinktime
 	ratecycle read_beyond_wp read_iolog_chunked replay_align
 	replay_scale replay_skip rw_sequencer rwmixcycle significant_figures softrandommap
 	ss ss_dur ss_ramp stats steadystate steadystate_duration steadystate_ramp_time sync_file_range
 	thinktime_blocks_type thinktime_iotime trim_backlog trim_backlog_batch trim_percentage
-	trim_verify_zero uid unique_filename unit_base unlink_each_loop verify_async verify_async_cpus
+	trim_verify_zero uid unique_filename unit_base verify_async verify_async_cpus
 	verify_backlog_batch verify_offset verify_only verify_state_load verify_state_save
 	verifysort verifysort_nr write_barrier write_hint zone_reset_frequency zone_reset_threshold
 	zonecapacity`)

@@ -56,27 +56,16 @@ func plan(spec *fiov1.Spec, env workload.Env) ([]*clone, []string, error) {
 }
 
 func planClone(j *fiov1.Job, num, index int, cp clonePaths, env workload.Env) (*clone, error) {
-	dir, path := cp.dir, cp.file.String()
-	c := &clone{job: j, num: num, index: index, file: cp.file, path: path, size: j.Size, fd: -1,
+	dir := cp.dir
+	c := &clone{job: j, num: num, index: index, file: cp.files[0], path: cp.files[0].String(), size: j.Size, fd: -1,
 		seed: cloneSeed(j.Randseed, index, env.Shard), st: newCloneStats(), number: j.NumberIos, offset: cloneOffset(j, num), env: env,
 		qd: depthsOf(j)}
-	if j.Filesize > 0 {
-		c.size = j.Filesize
-	}
-	if j.SizePercent > 0 || j.OffsetPercent > 0 {
-		if err := resolvePercent(c); err != nil {
+	if len(cp.files) > 1 {
+		if err := planFiles(c, cp.files, index+1); err != nil {
 			return nil, err
 		}
-	}
-	if c.size == 0 && isNull(j) {
-		return nil, fmt.Errorf("job %s: the null engine needs size=", j.Name)
-	}
-	if c.size == 0 {
-		st, err := cp.file.Stat()
-		if err != nil || uint64(st.Size) <= c.offset {
-			return nil, fmt.Errorf("job %s: size= not given and %s has no data past offset=%d", j.Name, path, c.offset)
-		}
-		c.size = uint64(st.Size) - c.offset
+	} else if err := planOneFile(c, j, index); err != nil {
+		return nil, err
 	}
 	c.dev = deviceOf(dir)
 	if j.Direct && !isNull(j) {
@@ -87,16 +76,41 @@ func planClone(j *fiov1.Job, num, index int, cp clonePaths, env workload.Env) (*
 			return nil, err
 		}
 	}
+	if j.ReadIolog != "" {
+		c.replay = newReplay(j)
+	}
+	return c, nil
+}
+
+// planOneFile sizes a clone's one file and gives it its generator.
+func planOneFile(c *clone, j *fiov1.Job, index int) error {
+	path := c.path
+	if j.Filesize > 0 {
+		c.size = j.Filesize
+	}
+	if j.SizePercent > 0 || j.OffsetPercent > 0 {
+		if err := resolvePercent(c); err != nil {
+			return err
+		}
+	}
+	if c.size == 0 && isNull(j) {
+		return fmt.Errorf("job %s: the null engine needs size=", j.Name)
+	}
+	if c.size == 0 {
+		st, err := c.file.Stat()
+		if err != nil || uint64(st.Size) <= c.offset {
+			return fmt.Errorf("job %s: size= not given and %s has no data past offset=%d", j.Name, path, c.offset)
+		}
+		c.size = uint64(st.Size) - c.offset
+	}
 	c.gen = newGenerator(j, c.offset, c.size, c.seed)
 	mixSeed := c.seed
 	if j.Randrepeat {
 		mixSeed = fioSeed(j.Randseed, index+1, fioRandMixOff)
 	}
 	c.gen.useFioMix(mixSeed)
-	if j.ReadIolog != "" {
-		c.replay = newReplay(j)
-	}
-	return c, nil
+	c.files = []*cfile{{file: c.file, path: c.path, fd: -1, offset: c.offset, size: c.size, gen: c.gen}}
+	return nil
 }
 
 // cloneOffset is where clone num's region starts: offset= plus num times
@@ -441,7 +455,7 @@ func (c *clone) run(ctx context.Context) error {
 		err = c.rate.err
 	}
 	if err == nil && c.job.EndFsync && c.does(dirWrite) {
-		err = c.doSync()
+		err = c.endFsyncFiles()
 	}
 	if err == nil && c.verify != nil && c.job.DoVerify && c.does(dirWrite) {
 		err = c.verifyPass()
@@ -457,11 +471,25 @@ func (c *clone) run(ctx context.Context) error {
 		err = lerr
 	}
 	if c.iolog != nil {
-		if lerr := c.iolog.close(c.now()); err == nil {
+		if lerr := c.closeIOLog(); err == nil {
 			err = lerr
 		}
-		c.iolog = nil
 	}
+	return err
+}
+
+// closeIOLog logs every file's close and writes the I/O log out.
+func (c *clone) closeIOLog() error {
+	now := c.now()
+	for _, f := range c.files[:max(len(c.files), 1)-1] {
+		c.iolog.name = ioLogName(f.path)
+		c.iolog.file(now, "close")
+	}
+	if len(c.files) > 0 {
+		c.iolog.name = ioLogName(c.files[len(c.files)-1].path)
+	}
+	err := c.iolog.close(now)
+	c.iolog = nil
 	return err
 }
 
@@ -497,18 +525,27 @@ func openClone(c *clone) error {
 	case fiov1.SyncMode_SYNC_MODE_DSYNC:
 		flags |= unix.O_DSYNC
 	}
-	fd, err := c.file.Open(flags, 0o644)
-	if err != nil {
-		if j.Direct && err == unix.EINVAL {
-			return fmt.Errorf("job %s: open %s with O_DIRECT: %w", j.Name, c.path, ErrDirectUnsupported)
+	if j.CreateOnOpen && c.does(dirWrite) {
+		flags |= unix.O_CREAT // nothing was laid out: the file is made now, as fio's create_on_open
+	}
+	for i, f := range c.files {
+		fd, err := f.file.Open(flags, 0o644)
+		if err != nil {
+			if j.Direct && err == unix.EINVAL {
+				return fmt.Errorf("job %s: open %s with O_DIRECT: %w", j.Name, f.path, ErrDirectUnsupported)
+			}
+			return fmt.Errorf("job %s: open %s: %w", j.Name, f.path, err)
 		}
-		return fmt.Errorf("job %s: open %s: %w", j.Name, c.path, err)
+		f.fd = fd
+		if i == 0 {
+			c.use(0)
+		}
+		if !j.Direct && j.Invalidate {
+			// fio's invalidate=1: start buffered jobs from a cold page cache.
+			_ = unix.Fadvise(fd, int64(f.offset), int64(f.size), unix.FADV_DONTNEED)
+		}
 	}
-	c.fd = fd
-	if !j.Direct && j.Invalidate {
-		// fio's invalidate=1: start buffered jobs from a cold page cache.
-		_ = unix.Fadvise(fd, int64(c.offset), int64(c.size), unix.FADV_DONTNEED)
-	}
+	c.use(0)
 	if isMmap(j) {
 		if err := c.mapFile(); err != nil {
 			return err
@@ -519,6 +556,7 @@ func openClone(c *clone) error {
 		j.Ioengine == fiov1.IOEngine_IO_ENGINE_POSIXAIO {
 		depth = int(j.Iodepth)
 	}
+	var err error
 	c.bufs, err = newBuffers(depth, j.Bs, c.seed, c.bufFill)
 	if err != nil {
 		return fmt.Errorf("job %s: %w", j.Name, err)
@@ -530,32 +568,47 @@ func closeAll(clones []*clone) {
 	for _, c := range clones {
 		_ = c.closeLogs()
 		if c.iolog != nil {
-			_ = c.iolog.close(c.now())
-			c.iolog = nil
+			_ = c.closeIOLog()
 		}
 		c.closeFile()
 		c.bufs.close()
 	}
 }
 
-// closeFile closes the clone's file once (fsync_on_close first) and
-// removes it with unlink=1, as fio does when a job's files are closed.
+// closeFile closes the clone's files once (fsync_on_close first) and
+// removes them with unlink=1, as fio does when a job's files are closed.
 func (c *clone) closeFile() error {
-	if c.fd < 0 {
+	var err error
+	for _, f := range c.files {
+		if ferr := c.closeOne(f); err == nil {
+			err = ferr
+		}
+	}
+	if len(c.files) == 0 { // a clone that never got its files planned
+		return nil
+	}
+	c.fd = -1
+	return err
+}
+
+func (c *clone) closeOne(f *cfile) error {
+	if f.fd < 0 {
 		return nil
 	}
 	var err error
 	if c.job.FsyncOnClose && c.does(dirWrite) {
-		if err = unix.Fsync(c.fd); err != nil {
-			err = c.syncError(err)
+		if err = unix.Fsync(f.fd); err != nil {
+			err = fmt.Errorf("job %s: sync %s: %w", c.job.Name, f.path, err)
 		}
 	}
-	c.unmapFile()
-	_ = unix.Close(c.fd)
-	c.fd = -1
+	if f.fd == c.fd {
+		c.unmapFile()
+	}
+	_ = unix.Close(f.fd)
+	f.fd = -1
 	if c.job.Unlink {
-		if uerr := c.file.Remove(); uerr != nil && err == nil {
-			err = fmt.Errorf("job %s: unlink %s: %w", c.job.Name, c.path, uerr)
+		if uerr := f.file.Remove(); uerr != nil && err == nil {
+			err = fmt.Errorf("job %s: unlink %s: %w", c.job.Name, f.path, uerr)
 		}
 	}
 	return err

@@ -536,6 +536,60 @@ func (Fallocate) EnumDescriptor() ([]byte, []int) {
 	return file_writepath_fio_v1_spec_proto_rawDescGZIP(), []int{7}
 }
 
+// FileService is fio's file_service_type=.
+type FileService int32
+
+const (
+	// fio's default, roundrobin.
+	FileService_FILE_SERVICE_UNSPECIFIED FileService = 0
+	FileService_FILE_SERVICE_ROUNDROBIN  FileService = 1
+	FileService_FILE_SERVICE_RANDOM      FileService = 2
+	FileService_FILE_SERVICE_SEQUENTIAL  FileService = 3
+)
+
+// Enum value maps for FileService.
+var (
+	FileService_name = map[int32]string{
+		0: "FILE_SERVICE_UNSPECIFIED",
+		1: "FILE_SERVICE_ROUNDROBIN",
+		2: "FILE_SERVICE_RANDOM",
+		3: "FILE_SERVICE_SEQUENTIAL",
+	}
+	FileService_value = map[string]int32{
+		"FILE_SERVICE_UNSPECIFIED": 0,
+		"FILE_SERVICE_ROUNDROBIN":  1,
+		"FILE_SERVICE_RANDOM":      2,
+		"FILE_SERVICE_SEQUENTIAL":  3,
+	}
+)
+
+func (x FileService) Enum() *FileService {
+	p := new(FileService)
+	*p = x
+	return p
+}
+
+func (x FileService) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (FileService) Descriptor() protoreflect.EnumDescriptor {
+	return file_writepath_fio_v1_spec_proto_enumTypes[8].Descriptor()
+}
+
+func (FileService) Type() protoreflect.EnumType {
+	return &file_writepath_fio_v1_spec_proto_enumTypes[8]
+}
+
+func (x FileService) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use FileService.Descriptor instead.
+func (FileService) EnumDescriptor() ([]byte, []int) {
+	return file_writepath_fio_v1_spec_proto_rawDescGZIP(), []int{8}
+}
+
 // Spec is one fio invocation: every job of every job file and of the
 // command line, in the order fio would start them.
 type Spec struct {
@@ -1223,9 +1277,25 @@ type Job struct {
 	ZoneSkip  uint64 `protobuf:"varint,153,opt,name=zone_skip,json=zoneSkip,proto3" json:"zone_skip,omitempty"`
 	// zonemode=: 0 none (fio 3.33's default), 2 strided, 3 zbd (refused
 	// when run).
-	ZoneMode      uint32 `protobuf:"varint,154,opt,name=zone_mode,json=zoneMode,proto3" json:"zone_mode,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	ZoneMode uint32 `protobuf:"varint,154,opt,name=zone_mode,json=zoneMode,proto3" json:"zone_mode,omitempty"`
+	// Several files per job (nrfiles=, filename=a:b), as fio 3.33: which
+	// file each I/O goes to (file_service_type=; file_service_nr I/Os per
+	// turn, its ":N"), the names of generated files (filename_format=:
+	// $jobname, $jobnum, $filenum, $clientuid; "" = $jobname.$jobnum.$filenum),
+	// how many are open at once (openfiles=, 0 = all), files created only
+	// when opened (create_on_open=), removed after every loop
+	// (unlink_each_loop=), and filesize=low-high (filesize above is the
+	// low end; 0 = no range). (Numbered from 170, apart from concurrent
+	// work.)
+	FileService    FileService `protobuf:"varint,170,opt,name=file_service,json=fileService,proto3,enum=writepath.fio.v1.FileService" json:"file_service,omitempty"`
+	FileServiceNr  uint32      `protobuf:"varint,171,opt,name=file_service_nr,json=fileServiceNr,proto3" json:"file_service_nr,omitempty"`
+	FilenameFormat string      `protobuf:"bytes,172,opt,name=filename_format,json=filenameFormat,proto3" json:"filename_format,omitempty"`
+	OpenFiles      uint32      `protobuf:"varint,173,opt,name=open_files,json=openFiles,proto3" json:"open_files,omitempty"`
+	CreateOnOpen   bool        `protobuf:"varint,174,opt,name=create_on_open,json=createOnOpen,proto3" json:"create_on_open,omitempty"`
+	UnlinkEachLoop bool        `protobuf:"varint,175,opt,name=unlink_each_loop,json=unlinkEachLoop,proto3" json:"unlink_each_loop,omitempty"`
+	FilesizeMax    uint64      `protobuf:"varint,176,opt,name=filesize_max,json=filesizeMax,proto3" json:"filesize_max,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Job) Reset() {
@@ -2126,6 +2196,55 @@ func (x *Job) GetZoneMode() uint32 {
 	return 0
 }
 
+func (x *Job) GetFileService() FileService {
+	if x != nil {
+		return x.FileService
+	}
+	return FileService_FILE_SERVICE_UNSPECIFIED
+}
+
+func (x *Job) GetFileServiceNr() uint32 {
+	if x != nil {
+		return x.FileServiceNr
+	}
+	return 0
+}
+
+func (x *Job) GetFilenameFormat() string {
+	if x != nil {
+		return x.FilenameFormat
+	}
+	return ""
+}
+
+func (x *Job) GetOpenFiles() uint32 {
+	if x != nil {
+		return x.OpenFiles
+	}
+	return 0
+}
+
+func (x *Job) GetCreateOnOpen() bool {
+	if x != nil {
+		return x.CreateOnOpen
+	}
+	return false
+}
+
+func (x *Job) GetUnlinkEachLoop() bool {
+	if x != nil {
+		return x.UnlinkEachLoop
+	}
+	return false
+}
+
+func (x *Job) GetFilesizeMax() uint64 {
+	if x != nil {
+		return x.FilesizeMax
+	}
+	return 0
+}
+
 // Refusal is one option a job cannot run with, where it was given and why.
 type Refusal struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2243,7 +2362,7 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
 	"\x04prio\x18\f \x01(\bR\x04prio\x12 \n" +
 	"\vcompression\x18\r \x01(\x04R\vcompression\x12)\n" +
-	"\x10store_compressed\x18\x0e \x01(\bR\x0fstoreCompressed\"\xa4#\n" +
+	"\x10store_compressed\x18\x0e \x01(\bR\x0fstoreCompressed\"\xd0%\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -2392,7 +2511,15 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\n" +
 	"zone_range\x18\x98\x01 \x01(\x04R\tzoneRange\x12\x1c\n" +
 	"\tzone_skip\x18\x99\x01 \x01(\x04R\bzoneSkip\x12\x1c\n" +
-	"\tzone_mode\x18\x9a\x01 \x01(\rR\bzoneMode\"_\n" +
+	"\tzone_mode\x18\x9a\x01 \x01(\rR\bzoneMode\x12A\n" +
+	"\ffile_service\x18\xaa\x01 \x01(\x0e2\x1d.writepath.fio.v1.FileServiceR\vfileService\x12'\n" +
+	"\x0ffile_service_nr\x18\xab\x01 \x01(\rR\rfileServiceNr\x12(\n" +
+	"\x0ffilename_format\x18\xac\x01 \x01(\tR\x0efilenameFormat\x12\x1e\n" +
+	"\n" +
+	"open_files\x18\xad\x01 \x01(\rR\topenFiles\x12%\n" +
+	"\x0ecreate_on_open\x18\xae\x01 \x01(\bR\fcreateOnOpen\x12)\n" +
+	"\x10unlink_each_loop\x18\xaf\x01 \x01(\bR\x0eunlinkEachLoop\x12\"\n" +
+	"\ffilesize_max\x18\xb0\x01 \x01(\x04R\vfilesizeMax\"_\n" +
 	"\aRefusal\x12\x16\n" +
 	"\x06option\x18\x01 \x01(\tR\x06option\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value\x12\x14\n" +
@@ -2468,7 +2595,12 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\x10FALLOCATE_NATIVE\x10\x02\x12\x13\n" +
 	"\x0fFALLOCATE_POSIX\x10\x03\x12\x12\n" +
 	"\x0eFALLOCATE_KEEP\x10\x04\x12\x16\n" +
-	"\x12FALLOCATE_TRUNCATE\x10\x05B=Z;github.com/writepath/writepath/proto/writepath/fio/v1;fiov1b\x06proto3"
+	"\x12FALLOCATE_TRUNCATE\x10\x05*~\n" +
+	"\vFileService\x12\x1c\n" +
+	"\x18FILE_SERVICE_UNSPECIFIED\x10\x00\x12\x1b\n" +
+	"\x17FILE_SERVICE_ROUNDROBIN\x10\x01\x12\x17\n" +
+	"\x13FILE_SERVICE_RANDOM\x10\x02\x12\x1b\n" +
+	"\x17FILE_SERVICE_SEQUENTIAL\x10\x03B=Z;github.com/writepath/writepath/proto/writepath/fio/v1;fiov1b\x06proto3"
 
 var (
 	file_writepath_fio_v1_spec_proto_rawDescOnce sync.Once
@@ -2482,7 +2614,7 @@ func file_writepath_fio_v1_spec_proto_rawDescGZIP() []byte {
 	return file_writepath_fio_v1_spec_proto_rawDescData
 }
 
-var file_writepath_fio_v1_spec_proto_enumTypes = make([]protoimpl.EnumInfo, 8)
+var file_writepath_fio_v1_spec_proto_enumTypes = make([]protoimpl.EnumInfo, 9)
 var file_writepath_fio_v1_spec_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_writepath_fio_v1_spec_proto_goTypes = []any{
 	(OutputFormat)(0),  // 0: writepath.fio.v1.OutputFormat
@@ -2493,40 +2625,42 @@ var file_writepath_fio_v1_spec_proto_goTypes = []any{
 	(RateProcess)(0),   // 5: writepath.fio.v1.RateProcess
 	(SyncMode)(0),      // 6: writepath.fio.v1.SyncMode
 	(Fallocate)(0),     // 7: writepath.fio.v1.Fallocate
-	(*Spec)(nil),       // 8: writepath.fio.v1.Spec
-	(*Option)(nil),     // 9: writepath.fio.v1.Option
-	(*BlockSizes)(nil), // 10: writepath.fio.v1.BlockSizes
-	(*BlockSplit)(nil), // 11: writepath.fio.v1.BlockSplit
-	(*Zone)(nil),       // 12: writepath.fio.v1.Zone
-	(*Logs)(nil),       // 13: writepath.fio.v1.Logs
-	(*Job)(nil),        // 14: writepath.fio.v1.Job
-	(*Refusal)(nil),    // 15: writepath.fio.v1.Refusal
+	(FileService)(0),   // 8: writepath.fio.v1.FileService
+	(*Spec)(nil),       // 9: writepath.fio.v1.Spec
+	(*Option)(nil),     // 10: writepath.fio.v1.Option
+	(*BlockSizes)(nil), // 11: writepath.fio.v1.BlockSizes
+	(*BlockSplit)(nil), // 12: writepath.fio.v1.BlockSplit
+	(*Zone)(nil),       // 13: writepath.fio.v1.Zone
+	(*Logs)(nil),       // 14: writepath.fio.v1.Logs
+	(*Job)(nil),        // 15: writepath.fio.v1.Job
+	(*Refusal)(nil),    // 16: writepath.fio.v1.Refusal
 }
 var file_writepath_fio_v1_spec_proto_depIdxs = []int32{
-	14, // 0: writepath.fio.v1.Spec.jobs:type_name -> writepath.fio.v1.Job
+	15, // 0: writepath.fio.v1.Spec.jobs:type_name -> writepath.fio.v1.Job
 	0,  // 1: writepath.fio.v1.Spec.output_format:type_name -> writepath.fio.v1.OutputFormat
-	9,  // 2: writepath.fio.v1.Spec.global_options:type_name -> writepath.fio.v1.Option
+	10, // 2: writepath.fio.v1.Spec.global_options:type_name -> writepath.fio.v1.Option
 	0,  // 3: writepath.fio.v1.Spec.output_formats:type_name -> writepath.fio.v1.OutputFormat
-	11, // 4: writepath.fio.v1.BlockSizes.split:type_name -> writepath.fio.v1.BlockSplit
+	12, // 4: writepath.fio.v1.BlockSizes.split:type_name -> writepath.fio.v1.BlockSplit
 	1,  // 5: writepath.fio.v1.Job.rw:type_name -> writepath.fio.v1.ReadWrite
 	2,  // 6: writepath.fio.v1.Job.ioengine:type_name -> writepath.fio.v1.IOEngine
 	6,  // 7: writepath.fio.v1.Job.sync:type_name -> writepath.fio.v1.SyncMode
 	7,  // 8: writepath.fio.v1.Job.fallocate:type_name -> writepath.fio.v1.Fallocate
-	9,  // 9: writepath.fio.v1.Job.options:type_name -> writepath.fio.v1.Option
-	10, // 10: writepath.fio.v1.Job.read_bs:type_name -> writepath.fio.v1.BlockSizes
-	10, // 11: writepath.fio.v1.Job.write_bs:type_name -> writepath.fio.v1.BlockSizes
+	10, // 9: writepath.fio.v1.Job.options:type_name -> writepath.fio.v1.Option
+	11, // 10: writepath.fio.v1.Job.read_bs:type_name -> writepath.fio.v1.BlockSizes
+	11, // 11: writepath.fio.v1.Job.write_bs:type_name -> writepath.fio.v1.BlockSizes
 	4,  // 12: writepath.fio.v1.Job.verify:type_name -> writepath.fio.v1.Verify
 	3,  // 13: writepath.fio.v1.Job.random_distribution:type_name -> writepath.fio.v1.Distribution
-	12, // 14: writepath.fio.v1.Job.zones:type_name -> writepath.fio.v1.Zone
+	13, // 14: writepath.fio.v1.Job.zones:type_name -> writepath.fio.v1.Zone
 	5,  // 15: writepath.fio.v1.Job.rate_process:type_name -> writepath.fio.v1.RateProcess
-	13, // 16: writepath.fio.v1.Job.logs:type_name -> writepath.fio.v1.Logs
-	10, // 17: writepath.fio.v1.Job.trim_bs:type_name -> writepath.fio.v1.BlockSizes
-	15, // 18: writepath.fio.v1.Job.refusals:type_name -> writepath.fio.v1.Refusal
-	19, // [19:19] is the sub-list for method output_type
-	19, // [19:19] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	14, // 16: writepath.fio.v1.Job.logs:type_name -> writepath.fio.v1.Logs
+	11, // 17: writepath.fio.v1.Job.trim_bs:type_name -> writepath.fio.v1.BlockSizes
+	16, // 18: writepath.fio.v1.Job.refusals:type_name -> writepath.fio.v1.Refusal
+	8,  // 19: writepath.fio.v1.Job.file_service:type_name -> writepath.fio.v1.FileService
+	20, // [20:20] is the sub-list for method output_type
+	20, // [20:20] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_writepath_fio_v1_spec_proto_init() }
@@ -2539,7 +2673,7 @@ func file_writepath_fio_v1_spec_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_writepath_fio_v1_spec_proto_rawDesc), len(file_writepath_fio_v1_spec_proto_rawDesc)),
-			NumEnums:      8,
+			NumEnums:      9,
 			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,

@@ -1,0 +1,393 @@
+package fio
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
+)
+
+func TestFilenameList(t *testing.T) {
+	tests := []struct {
+		value string
+		want  []string // the job's files
+		err   string
+	}{
+		{"a", []string{"a"}, ""},
+		{"a:b:c", []string{"a", "b", "c"}, ""},
+		{`a\:b:c`, []string{"a:b", "c"}, ""},
+		// fio's get_next_str skips empty names
+		{"::a::b:", []string{"a", "b"}, ""},
+		{`/dev/x\:1`, []string{"/dev/x:1"}, ""},
+		{":", nil, "names no file"},
+		{"a:b\x00c", nil, "NUL"},
+	}
+	for _, tt := range tests {
+		j := &fiov1.Job{Name: "j"}
+		err := setFilename(j, tt.value)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("filename=%q: %v; want an error saying %q", tt.value, err, tt.err)
+			}
+			continue
+		}
+		var got []string
+		for i := range fileCount(j) {
+			got = append(got, fileName(j, 0, i))
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("filename=%q: files %q, %v; want %q", tt.value, got, err, tt.want)
+		}
+	}
+}
+
+func TestNrfilesAfterFilename(t *testing.T) {
+	tests := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--nrfiles=4"}, 4},
+		{[]string{"--filename=a:b:c", "--nrfiles=2"}, 2}, // fio caps nr_files at the files named
+		{[]string{"--filename=a:b", "--nrfiles=8"}, 2},
+		{[]string{"--nrfiles=8", "--filename=a:b"}, 2}, // filename= resets the count
+		{[]string{"--filename=a", "--nrfiles=3"}, 1},
+	}
+	for _, tt := range tests {
+		spec, err := ParseArgs(append([]string{"--name=j", "--size=1m"}, tt.args...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fileCount(spec.Jobs[0]); got != tt.want {
+			t.Errorf("%q: %d files; want %d", tt.args, got, tt.want)
+		}
+	}
+}
+
+func TestFilenameFormat(t *testing.T) {
+	tests := []struct {
+		format   string
+		num, i   int
+		wantName string
+	}{
+		{"", 1, 2, "job.1.2"},
+		{"$jobname.$jobnum.$filenum", 1, 2, "job.1.2"},
+		{"f-$filenum", 0, 3, "f-3"},
+		{"$JOBNAME/$jobnum/$FileNum.dat", 2, 0, "job/2/0.dat"},
+		{"$filenum-$filenum", 0, 7, "7-7"},
+		{"x$clientuid.y", 0, 0, "x.y"},
+	}
+	for _, tt := range tests {
+		j := &fiov1.Job{Name: "job", Nrfiles: 4}
+		if err := setFilenameFormat(j, tt.format); err != nil {
+			t.Fatal(err)
+		}
+		if got := fileName(j, tt.num, tt.i); got != tt.wantName {
+			t.Errorf("filename_format=%q clone %d file %d = %q; want %q", tt.format, tt.num, tt.i, got, tt.wantName)
+		}
+	}
+}
+
+func TestFileService(t *testing.T) {
+	tests := []struct {
+		value string
+		mode  fiov1.FileService
+		nr    uint32
+		err   string
+	}{
+		{"roundrobin", fiov1.FileService_FILE_SERVICE_UNSPECIFIED, 0, ""},
+		{"roundrobin:4", fiov1.FileService_FILE_SERVICE_ROUNDROBIN, 4, ""},
+		{"random", fiov1.FileService_FILE_SERVICE_RANDOM, 1, ""},
+		{"random:16", fiov1.FileService_FILE_SERVICE_RANDOM, 16, ""},
+		{"sequential", fiov1.FileService_FILE_SERVICE_SEQUENTIAL, 1, ""},
+		{"roundrobin:x", fiov1.FileService_FILE_SERVICE_ROUNDROBIN, 0, ""}, // fio's atoi
+		{"lottery", 0, 0, "want random, roundrobin"},
+		{"zipf:1.2", 0, 0, "file_service_type=zipf"},
+		{"normal", 0, 0, "file_service_type=normal"},
+	}
+	for _, tt := range tests {
+		j := &fiov1.Job{}
+		err := setFileService(j, tt.value)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("file_service_type=%s: %v; want %q", tt.value, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || j.FileService != tt.mode || j.FileServiceNr != tt.nr {
+			t.Errorf("file_service_type=%s: %v/%d, %v; want %v/%d", tt.value, j.FileService, j.FileServiceNr, err, tt.mode, tt.nr)
+		}
+	}
+}
+
+func TestFileRegions(t *testing.T) {
+	tests := []struct {
+		name      string
+		job       *fiov1.Job
+		real      []int64
+		want      []uint64
+		wantLimit uint64
+	}{
+		{"even", &fiov1.Job{Size: 3 << 20, Bs: 4096}, []int64{-1, -1, -1}, []uint64{1 << 20, 1 << 20, 1 << 20}, 3 << 20},
+		{"remainder", &fiov1.Job{Size: 1000 << 10, Bs: 65536}, []int64{-1, -1, -1}, []uint64{341333, 341333, 341333}, 1023999}, // size= lowered to what the files hold
+		// what is left over holds whole blocks: the first files a block more
+		{"extra blocks", &fiov1.Job{Size: 10, Bs: 1}, []int64{-1, -1, -1, -1}, []uint64{3, 3, 2, 2}, 10},
+		{"filesize", &fiov1.Job{Size: 8 << 20, Filesize: 1 << 20, Bs: 4096}, []int64{-1, 2 << 20, 1 << 20}, []uint64{1 << 20, 1 << 20, 1 << 20}, 3 << 20},
+		{"own sizes", &fiov1.Job{Bs: 4096}, []int64{8192, 16384}, []uint64{8192, 16384}, 24576},
+		{"offset", &fiov1.Job{Filesize: 1 << 20, Offset: 4096, Bs: 4096}, []int64{-1, -1}, []uint64{1<<20 - 4096, 1<<20 - 4096}, 2<<20 - 8192},
+	}
+	for _, tt := range tests {
+		tt.job.Name = "j"
+		got, limit, err := fileRegions(tt.job, tt.job.Offset, tt.real, func() uint32 { return 0 })
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		var sizes []uint64
+		for _, r := range got {
+			sizes = append(sizes, r.size)
+		}
+		if !reflect.DeepEqual(sizes, tt.want) || limit != tt.wantLimit {
+			t.Errorf("%s: sizes %v, limit %d; want %v, %d", tt.name, sizes, limit, tt.want, tt.wantLimit)
+		}
+	}
+	if _, _, err := fileRegions(&fiov1.Job{Name: "j", Bs: 4096}, 0, []int64{-1, -1}, nil); err == nil {
+		t.Error("no size and no files: want an error")
+	}
+}
+
+// TestPickFileIsFios: fio's get_next_file order for each service type,
+// files done skipped.
+func TestPickFileIsFios(t *testing.T) {
+	tests := []struct {
+		mode fiov1.FileService
+		nr   uint32
+		done []bool
+		want []int
+	}{
+		{fiov1.FileService_FILE_SERVICE_ROUNDROBIN, 1, nil, []int{0, 1, 2, 0, 1, 2}},
+		{fiov1.FileService_FILE_SERVICE_ROUNDROBIN, 2, nil, []int{0, 0, 1, 1, 2, 2, 0}},
+		{fiov1.FileService_FILE_SERVICE_ROUNDROBIN, 1, []bool{false, true, false}, []int{0, 2, 0, 2}},
+		{fiov1.FileService_FILE_SERVICE_SEQUENTIAL, 1, nil, []int{0, 0, 0, 0}},
+		{fiov1.FileService_FILE_SERVICE_SEQUENTIAL, 1, []bool{true, false, false}, []int{1, 1, 1}},
+	}
+	for _, tt := range tests {
+		c := &clone{fsv: fileService{mode: tt.mode, nr: tt.nr, cur: -1}}
+		for i := range 3 {
+			c.files = append(c.files, &cfile{done: i < len(tt.done) && tt.done[i]})
+		}
+		var got []int
+		for range tt.want {
+			got = append(got, c.pickFile())
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%v:%d done %v: %v; want %v", tt.mode, tt.nr, tt.done, got, tt.want)
+		}
+	}
+}
+
+// TestPickFileAllocatesNothing: choosing the file of an I/O is on the hot
+// path.
+func TestPickFileAllocatesNothing(t *testing.T) {
+	c := &clone{fsv: fileService{mode: fiov1.FileService_FILE_SERVICE_RANDOM, nr: 1, cur: -1, rnd: newTaus88(1)}}
+	for range 4 {
+		c.files = append(c.files, &cfile{gen: &generator{}})
+	}
+	if n := testing.AllocsPerRun(1000, func() { c.use(c.pickFile()) }); n != 0 {
+		t.Errorf("pickFile+use: %v allocations; want 0", n)
+	}
+}
+
+// ioEntry is one I/O of a write_iolog, its file by base name.
+type ioEntry struct {
+	file, op  string
+	off, size string
+}
+
+// readIOLog reads a fio version 3 I/O log's I/Os (syncs without their
+// offset: fio's libaio gives a sync the offset its io_u had before).
+func readIOLog(t *testing.T, path string) []ioEntry {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []ioEntry
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fl := strings.Fields(sc.Text())
+		if len(fl) < 5 || (fl[2] != "read" && fl[2] != "write" && fl[2] != "sync") {
+			continue
+		}
+		e := ioEntry{file: filepath.Base(fl[1]), op: fl[2], off: fl[3], size: fl[4]}
+		if e.op == "sync" {
+			e.off = ""
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// perFile counts a log's I/Os and bytes by file and op.
+func perFile(log []ioEntry) map[string][2]int64 {
+	m := map[string][2]int64{}
+	for _, e := range log {
+		k := e.file + " " + e.op
+		v := m[k]
+		var n int64
+		fmt.Sscan(e.size, &n)
+		v[0]++
+		v[1] += n
+		m[k] = v
+	}
+	return m
+}
+
+// dirFiles lists a directory's files and sizes.
+func dirFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		fi, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s %d", e.Name(), fi.Size()))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// jsonTotals are a fio JSON report's first job's bytes and I/Os per
+// direction and its syncs.
+func jsonTotals(t *testing.T, out []byte) string {
+	t.Helper()
+	var r struct {
+		Jobs []map[string]json.RawMessage `json:"jobs"`
+	}
+	if i := bytes.Index(out, []byte("\n{")); i >= 0 && !bytes.HasPrefix(out, []byte("{")) {
+		out = out[i+1:] // fio's normal lines before the JSON
+	}
+	if err := json.NewDecoder(bytes.NewReader(out)).Decode(&r); err != nil || len(r.Jobs) == 0 {
+		t.Fatalf("JSON report: %v\n%s", err, out)
+	}
+	var s []string
+	for _, d := range []string{"read", "write", "sync"} {
+		var v struct {
+			IOBytes  int64 `json:"io_bytes"`
+			TotalIOs int64 `json:"total_ios"`
+		}
+		_ = json.Unmarshal(r.Jobs[0][d], &v)
+		s = append(s, fmt.Sprintf("%s %d/%d", d, v.IOBytes, v.TotalIOs))
+	}
+	return strings.Join(s, ", ")
+}
+
+// TestSeveralFilesMatchFio runs the same multi-file jobs in fio 3.33 and
+// here, each in a directory of its own, and compares what each did per
+// file (fio's write_iolog, written by both: every I/O's file, op, offset
+// and length, in order), the files left on disk, the JSON totals and
+// fio's "Laying out IO files" line.
+func TestSeveralFilesMatchFio(t *testing.T) {
+	fio := fioPath(t)
+	tests := []struct {
+		name string
+		args []string
+		// order: the I/Os must come in fio's order (one clone, offsets
+		// from no random generator); else per file counts and bytes.
+		order bool
+	}{
+		{"roundrobin", []string{"--rw=write", "--size=3m", "--bs=64k", "--nrfiles=3"}, true},
+		{"roundrobin:4", []string{"--rw=write", "--size=3m", "--bs=64k", "--nrfiles=3", "--file_service_type=roundrobin:4"}, true},
+		{"sequential", []string{"--rw=read", "--size=2m", "--bs=16k", "--nrfiles=4", "--file_service_type=sequential"}, true},
+		{"random:3 fsync", []string{"--rw=write", "--size=3m", "--bs=64k", "--nrfiles=3", "--file_service_type=random:3", "--fsync=2"}, true},
+		{"uneven size", []string{"--rw=write", "--size=1000k", "--bs=64k", "--nrfiles=3"}, true},
+		{"filesize range", []string{"--rw=write", "--nrfiles=4", "--filesize=64k-256k", "--bs=4k"}, true},
+		{"colon list", []string{"--rw=write", "--size=1m", "--bs=4k", `--filename=a:b\:c:d`}, true},
+		{"create_on_open", []string{"--rw=write", "--size=1m", "--bs=4k", "--nrfiles=2", "--create_on_open=1"}, true},
+		{"unlink", []string{"--rw=write", "--size=1m", "--bs=4k", "--nrfiles=3", "--unlink=1"}, true},
+		{"mix loops", []string{"--rw=rw", "--size=2m", "--bs=4k", "--nrfiles=2", "--file_service_type=sequential", "--loops=2"}, true},
+		{"mix random loops", []string{"--rw=rw", "--size=2m", "--bs=4k", "--nrfiles=3", "--loops=3", "--file_service_type=random"}, true},
+		{"io_size passes", []string{"--rw=write", "--size=3m", "--bs=64k", "--nrfiles=3", "--io_size=5m"}, true},
+		{"libaio", []string{"--rw=write", "--size=2m", "--bs=4k", "--nrfiles=2", "--ioengine=libaio", "--iodepth=4", "--fsync=3"}, true},
+		{"randwrite random", []string{"--rw=randwrite", "--size=3m", "--bs=4k", "--nrfiles=3", "--file_service_type=random"}, false},
+		{"format numjobs", []string{"--rw=read", "--size=2m", "--bs=16k", "--nrfiles=2", "--numjobs=2", "--filename_format=$jobname-$jobnum-f$filenum.dat"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			run := func(who string) (log []ioEntry, files []string, totals, laying string) {
+				dir := filepath.Join(root, who)
+				if err := os.Mkdir(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				iolog := filepath.Join(root, who+".iolog")
+				args := append([]string{"--name=mf", "--directory=" + dir, "--write_iolog=" + iolog, "--output-format=normal,json"}, tt.args...)
+				var out []byte
+				if who == "fio" {
+					cmd := exec.Command(fio, args...)
+					cmd.Dir = dir
+					var err error
+					if out, err = cmd.Output(); err != nil {
+						t.Fatalf("fio %q: %v", args, err)
+					}
+				} else {
+					var b, e bytes.Buffer
+					if err := RunCommand(context.Background(), args, &b, &e, "t"); err != nil {
+						t.Fatalf("writepath fio %q: %v\n%s", args, err, e.String())
+					}
+					out = b.Bytes()
+				}
+				for _, l := range strings.Split(string(out), "\n") {
+					if strings.Contains(l, "Laying out") {
+						laying = l
+					}
+				}
+				return readIOLog(t, iolog), dirFiles(t, dir), jsonTotals(t, out), laying
+			}
+			wLog, wFiles, wTot, wLay := run("writepath")
+			fLog, fFiles, fTot, fLay := run("fio")
+			t.Logf("files: %v; JSON: %s; %s", wFiles, wTot, wLay)
+			if tt.order && !reflect.DeepEqual(wLog, fLog) {
+				i := 0
+				for i < min(len(wLog), len(fLog)) && wLog[i] == fLog[i] {
+					i++
+				}
+				t.Errorf("I/O %d of %d/%d differs: ours %v, fio's %v", i, len(wLog), len(fLog), at(wLog, i), at(fLog, i))
+			}
+			if w, f := perFile(wLog), perFile(fLog); !reflect.DeepEqual(w, f) {
+				t.Errorf("per file I/Os and bytes: ours %v\nfio's %v", w, f)
+			}
+			if !reflect.DeepEqual(wFiles, fFiles) {
+				t.Errorf("files on disk: ours %v, fio's %v", wFiles, fFiles)
+			}
+			if wTot != fTot {
+				t.Errorf("JSON totals: ours %s, fio's %s", wTot, fTot)
+			}
+			if wLay != fLay {
+				t.Errorf("layout line: ours %q, fio's %q", wLay, fLay)
+			}
+		})
+	}
+}
+
+func at(log []ioEntry, i int) any {
+	if i < len(log) {
+		return log[i]
+	}
+	return "none"
+}

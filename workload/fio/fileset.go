@@ -1,0 +1,294 @@
+package fio
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/writepath/writepath/beneath"
+	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
+)
+
+// cfile is one of a clone's files: the guard's resolved path (what is
+// laid out, opened and removed), its region and its own offsets (fio's
+// per-file last_pos and random map; the random draws, the block sizes
+// and the read/write mix stay the job's, shared by every file's
+// generator, as fio keeps them in the thread).
+type cfile struct {
+	file   beneath.Path
+	path   string // file.String(), for messages
+	fd     int
+	offset uint64
+	size   uint64
+	gen    *generator
+	done   bool // this loop's I/O in the file is issued (fio_file_done)
+}
+
+// fileService is fio's get_next_file for a clone with several files: the
+// file each I/O goes to, and the bytes the job issues per loop over all
+// of them. Nothing here allocates or locks: the clone's goroutine owns it.
+type fileService struct {
+	mode   fiov1.FileService
+	nr     uint32 // file_service_nr: I/Os per turn
+	left   uint32 // fio's file_service_left
+	next   int    // round robin's next file
+	cur    int    // the file in service, -1 = none
+	rnd    *taus88
+	nDone  int
+	issued uint64 // bytes handed out, all loops
+	limit  uint64 // bytes per loop: io_size=, or size= as setup_files leaves it
+	total  uint64 // limit times loops=: where fio's do_io stops issuing
+	maxBS  uint64
+	// fio re-seeds a repeatable job's generators every loop
+	fileSeed, mixSeed uint32
+}
+
+// use makes file i the clone's current one: the engines, syncs and logs
+// use c.fd, c.gen and c.path.
+func (c *clone) use(i int) {
+	f := c.files[i]
+	c.fd, c.gen, c.offset, c.size, c.file, c.path = f.fd, f.gen, f.offset, f.size, f.file, f.path
+	if c.iolog != nil {
+		c.iolog.name = ioLogName(f.path)
+	}
+}
+
+// planFiles gives a clone with several files its regions and generators.
+func planFiles(c *clone, paths []beneath.Path, thread int) error {
+	j := c.job
+	real := make([]int64, len(paths))
+	for i, p := range paths {
+		real[i] = -1
+		if st, err := p.Stat(); err == nil {
+			real[i] = st.Size
+		}
+	}
+	sizeSeed, fileSeed := c.seed^0x5eed5, c.seed^0xf11e
+	if j.Randrepeat {
+		sizeSeed = fioSeed(j.Randseed, thread, fioRandFileSizeOff)
+		fileSeed = fioSeed(j.Randseed, thread, fioRandFileOff)
+	}
+	sizes := newTaus88(uint32(sizeSeed))
+	regions, limit, err := fileRegions(j, c.offset, real, sizes.next)
+	if err != nil {
+		return err
+	}
+	if j.IoSize > 0 {
+		limit = j.IoSize
+	}
+	var first *generator
+	for i, p := range paths {
+		r := regions[i]
+		g := newGenerator(j, r.offset, r.size, c.seed)
+		if first == nil {
+			first = g
+			mixSeed := c.seed
+			if j.Randrepeat {
+				mixSeed = fioSeed(j.Randseed, thread, fioRandMixOff)
+			}
+			g.useFioMix(mixSeed)
+		} else {
+			// the job's draws, one stream over all its files
+			g.offRand, g.dirRand, g.bsRand, g.mix = first.offRand, first.dirRand, first.bsRand, first.mix
+		}
+		// a file is done when the stream of the direction chosen reaches
+		// its region's end (fio keeps one per direction and does not wrap
+		// the offsets of a job with several files) or its random map is
+		// full; without one, only the job's bytes end its I/O
+		g.limit, g.noWrap = math.MaxUint64, true
+		c.files = append(c.files, &cfile{file: p, path: p.String(), fd: -1, offset: r.offset, size: r.size, gen: g})
+	}
+	mode := j.FileService
+	if mode == fiov1.FileService_FILE_SERVICE_UNSPECIFIED {
+		mode = fiov1.FileService_FILE_SERVICE_ROUNDROBIN
+	}
+	nr := j.FileServiceNr
+	if nr == 0 && j.FileService == fiov1.FileService_FILE_SERVICE_UNSPECIFIED {
+		nr = 1
+	}
+	mixSeed := c.seed
+	if j.Randrepeat {
+		mixSeed = fioSeed(j.Randseed, thread, fioRandMixOff)
+	}
+	c.fsv = fileService{mode: mode, nr: nr, cur: -1, limit: limit, total: limit * uint64(max(j.Loops, 1)),
+		maxBS: max(j.Bs, 1), fileSeed: uint32(fileSeed), mixSeed: uint32(mixSeed)}
+	if limit > 0 && c.fsv.total/limit != uint64(max(j.Loops, 1)) {
+		c.fsv.total = math.MaxUint64
+	}
+	if mode == fiov1.FileService_FILE_SERVICE_RANDOM {
+		c.fsv.rnd = newTaus88(uint32(fileSeed))
+	}
+	c.use(0)
+	return nil
+}
+
+// pickFile is fio's __get_next_file: the file in service keeps the I/O
+// for file_service_nr I/Os (sequential: until it is done), then the next
+// file not done is taken in turn, or at random (fio's next_file_state
+// generator, so that the files get the I/O counts fio gives them).
+func (c *clone) pickFile() int {
+	fs := &c.fsv
+	if fs.cur >= 0 && !c.files[fs.cur].done {
+		if fs.mode == fiov1.FileService_FILE_SERVICE_SEQUENTIAL {
+			return fs.cur
+		}
+		if fs.left > 0 {
+			fs.left--
+			return fs.cur
+		}
+	}
+	n := len(c.files)
+	i := 0
+	if fs.mode == fiov1.FileService_FILE_SERVICE_RANDOM {
+		for {
+			i = int(float64(n) * (float64(fs.rnd.next()) / (1 << 32)))
+			if !c.files[i].done {
+				break
+			}
+		}
+	} else {
+		for {
+			i = fs.next
+			if fs.next++; fs.next >= n {
+				fs.next = 0
+			}
+			if !c.files[i].done {
+				break
+			}
+		}
+	}
+	fs.cur = i
+	fs.left = fs.nr - 1 // fio's unsigned: :0 keeps a file until it is done
+	return i
+}
+
+// restartFiles begins a new pass over every file, as fio's
+// clear_io_state: the files' offsets from their start, the mix's count
+// afresh and, for a repeatable job, the file choice and the mix re-seeded.
+func (c *clone) restartFiles() {
+	for _, f := range c.files {
+		f.done = false
+		f.gen.restart()
+	}
+	fs := &c.fsv
+	fs.nDone, fs.cur = 0, -1
+	c.lastWasSync = false
+	if m := c.files[0].gen.mix; m != nil {
+		m.until = 0
+		if c.job.Randrepeat {
+			m.rnd.reseed(fs.mixSeed)
+		}
+	}
+	if fs.rnd != nil && c.job.Randrepeat {
+		fs.rnd.reseed(fs.fileSeed)
+	}
+}
+
+// anotherPass is fio's keep_running once every file is done: time_based
+// runs on, loops= gives its passes, and io_size= more than the files hold
+// takes passes until it is issued.
+func (c *clone) anotherPass() bool {
+	j, fs := c.job, &c.fsv
+	switch {
+	case j.TimeBased:
+		return true
+	case c.loopsLeft > 1:
+		c.loopsLeft--
+		return true
+	case j.IoSize > 0 && fs.issued < j.IoSize:
+		return j.IoSize-fs.issued >= fs.maxBS
+	}
+	return false
+}
+
+// nextOpFiles is nextOp for a clone with several files: fio's get_io_u
+// chooses the file first and then what to do in it, so a sync due after
+// N writes goes to the file whose turn it is, and a file whose region is
+// issued is done for the loop and the next one is tried.
+func (c *clone) nextOpFiles() (op int, off, n uint64) {
+	if c.number > 0 && c.ios >= c.number {
+		return opDone, 0, 0
+	}
+	if c.flow.group != nil && !c.waitFlow() {
+		return opDone, 0, 0
+	}
+	fs := &c.fsv
+	for restarts := 0; ; {
+		if fs.issued >= fs.total && !c.job.TimeBased {
+			return opDone, 0, 0
+		}
+		if fs.nDone >= len(c.files) {
+			if !c.anotherPass() {
+				return opDone, 0, 0
+			}
+			if restarts++; restarts > 1 {
+				return opDone, 0, 0 // a fresh pass had nothing to issue
+			}
+			c.restartFiles()
+			continue
+		}
+		i := c.pickFile()
+		c.use(i)
+		if c.syncDue() {
+			if c.iolog != nil {
+				c.iolog.io(c.now(), "sync", c.lastOff, 0)
+			}
+			return opSync, 0, 0
+		}
+		if c.job.ThinktimeNs > 0 && c.ios >= c.lastThink+uint64(max(c.job.ThinktimeBlocks, 1)) {
+			c.lastThink = c.ios
+			return opThink, 0, 0
+		}
+		d := c.gen.dir()
+		if c.rate.on {
+			d = c.rateDir(d)
+		}
+		var ok bool
+		off, n, ok = c.gen.next(d)
+		if !ok && c.job.TimeBased && c.gen.random {
+			// fio resets a time-based job's file when its random map is
+			// full (get_next_rand_block)
+			c.gen.restart()
+			off, n, ok = c.gen.next(d)
+		}
+		if !ok {
+			c.files[i].done = true
+			fs.nDone++
+			continue
+		}
+		fs.issued += n
+		restarts = 0
+		c.ios++
+		c.gen.issuedIn(d)
+		if c.rate.on {
+			c.issuedRate(d, n)
+		}
+		if c.iolog != nil {
+			c.iolog.io(c.now(), ioLogNames[d], off, n)
+			c.lastOff = off
+		}
+		c.lastWrite = d == dirWrite
+		if c.lastWrite {
+			c.writesIssued++
+		}
+		return d, off, n
+	}
+}
+
+// endFsyncFiles is end_fsync=1 over every file, as fio syncs each.
+func (c *clone) endFsyncFiles() error {
+	for i := range c.files {
+		c.use(i)
+		if err := c.doSync(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// layoutNote is fio's line for the files a clone lays out.
+func layoutNote(name string, files int, bytes uint64) string {
+	if files == 1 {
+		return fmt.Sprintf("%s: Laying out IO file (1 file / %dMiB)", name, bytes>>20)
+	}
+	return fmt.Sprintf("%s: Laying out IO files (%d files / total %dMiB)", name, files, bytes>>20)
+}
