@@ -39,6 +39,22 @@
 // given the spec runs the same pattern (shard index mixed in when a phase
 // runs on several workers).
 //
+// # Several files per job
+//
+// nrfiles=, filename=a:b (fio's \: escape) and filename_format= give a
+// clone several files, each confined by the guard as a single file is.
+// They are sized as fio 3.33's setup_files sizes them (size= divided, the
+// first files a block more; filesize= or a filesize= range drawn with
+// fio's file_size_state), laid out with fio's one "Laying out IO files"
+// line, and each I/O goes to the file fio's get_next_file picks:
+// roundrobin, sequential or random (fio's next_file_state generator and
+// seed), file_service_type=...:N I/Os per turn, zipf, pareto and normal
+// (lib/zipf.c and lib/gauss.c over fio's generator). A sync due after N
+// writes goes to the file whose turn it is, as in fio. loops= and
+// io_size= beyond what the files hold take passes as fio's keep_running.
+// For jobs without random offsets the I/O log (write_iolog) is fio's
+// I/O for I/O.
+//
 // # Differences from fio
 //
 // ioengine=posixaio runs as glibc's POSIX AIO does: the job hands each

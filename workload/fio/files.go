@@ -104,19 +104,29 @@ var fileServices = map[string]fiov1.FileService{
 	"roundrobin": fiov1.FileService_FILE_SERVICE_ROUNDROBIN,
 	"random":     fiov1.FileService_FILE_SERVICE_RANDOM,
 	"sequential": fiov1.FileService_FILE_SERVICE_SEQUENTIAL,
+	"zipf":       fiov1.FileService_FILE_SERVICE_ZIPF,
+	"pareto":     fiov1.FileService_FILE_SERVICE_PARETO,
+	"normal":     fiov1.FileService_FILE_SERVICE_GAUSS,
+	"gauss":      fiov1.FileService_FILE_SERVICE_GAUSS,
+}
+
+// nonUniform reports fio's __FIO_FSERVICE_NONUNIFORM: a file is never
+// done, its offsets start over when its region is issued.
+func nonUniform(fs fiov1.FileService) bool {
+	return fs == fiov1.FileService_FILE_SERVICE_ZIPF || fs == fiov1.FileService_FILE_SERVICE_PARETO || fs == fiov1.FileService_FILE_SERVICE_GAUSS
 }
 
 // setFileService reads file_service_type=TYPE[:N]: N I/Os to a file
-// before the next is chosen (fio's file_service_nr, read with atoi).
+// before the next is chosen (fio's file_service_nr, read with atoi); for
+// zipf, pareto and normal TYPE:VALUE[:CENTER], checked as fio's str_fst_cb.
 func setFileService(j *fiov1.Job, v string) error {
 	name, arg, hasArg := strings.Cut(strings.TrimSpace(v), ":")
-	switch name {
-	case "zipf", "pareto", "normal", "gauss":
-		return runRefusal("file_service_type=" + name + " (fio's zipf, pareto and normal/gauss file choice) is not built; roundrobin, random and sequential are")
-	}
 	fs, ok := fileServices[name]
 	if !ok {
 		return fmt.Errorf("%q: want random, roundrobin, sequential, zipf, pareto, normal or gauss", v)
+	}
+	if nonUniform(fs) {
+		return setFileDist(j, fs, arg, hasArg)
 	}
 	nr := uint64(1)
 	if hasArg {
@@ -129,6 +139,43 @@ func setFileService(j *fiov1.Job, v string) error {
 		fs, nr = fiov1.FileService_FILE_SERVICE_UNSPECIFIED, 0 // fio's default
 	}
 	j.FileService, j.FileServiceNr = fs, uint32(nr)
+	j.FileServiceParam, j.FileServiceCenter, j.FileServiceCentered = 0, 0, false
+	return nil
+}
+
+// setFileDist reads the VALUE[:CENTER] of a zipf, pareto or normal file
+// choice, with fio's defaults (zipf 1.1, pareto 0.2, normal 0) and bounds.
+func setFileDist(j *fiov1.Job, fs fiov1.FileService, arg string, hasArg bool) error {
+	val := map[fiov1.FileService]float64{fiov1.FileService_FILE_SERVICE_ZIPF: 1.1, fiov1.FileService_FILE_SERVICE_PARETO: 0.2}[fs]
+	center, centered := 0.0, false
+	if hasArg {
+		vs, cs, hasC := strings.Cut(arg, ":")
+		var err error
+		if val, err = strconv.ParseFloat(strings.TrimSpace(vs), 64); err != nil {
+			return fmt.Errorf("%q: file service type random postfix parsing failed (fio)", arg)
+		}
+		if hasC {
+			if center, err = strconv.ParseFloat(strings.TrimSpace(cs), 64); err != nil {
+				return fmt.Errorf("%q: file service type random postfix parsing failed (fio)", arg)
+			}
+			if center < 0 || center > 1 {
+				return fmt.Errorf("center %g: distribution center out of range (0 <= center <= 1.0)", center)
+			}
+			centered = true
+		}
+	}
+	switch {
+	case fs == fiov1.FileService_FILE_SERVICE_ZIPF && val == 1:
+		return fmt.Errorf("zipf theta must be different than 1.0")
+	case fs == fiov1.FileService_FILE_SERVICE_PARETO && (val <= 0 || val >= 1):
+		return fmt.Errorf("pareto input %g out of range (0 < input < 1.0)", val)
+	case fs == fiov1.FileService_FILE_SERVICE_GAUSS && (val < 0 || val >= 100):
+		return fmt.Errorf("normal deviation %g out of range (0 <= input < 100.0)", val)
+	case math.IsNaN(val) || math.IsInf(val, 0):
+		return fmt.Errorf("%g: want a finite number", val)
+	}
+	j.FileService, j.FileServiceNr = fs, 1
+	j.FileServiceParam, j.FileServiceCenter, j.FileServiceCentered = val, center, centered
 	return nil
 }
 

@@ -33,6 +33,7 @@ type fileService struct {
 	next   int    // round robin's next file
 	cur    int    // the file in service, -1 = none
 	rnd    *taus88
+	dist   *fileDist // zipf, pareto, normal
 	nDone  int
 	issued uint64 // bytes handed out, all loops
 	limit  uint64 // bytes per loop: io_size=, or size= as setup_files leaves it
@@ -114,8 +115,11 @@ func planFiles(c *clone, paths []beneath.Path, thread int) error {
 	if limit > 0 && c.fsv.total/limit != uint64(max(j.Loops, 1)) {
 		c.fsv.total = math.MaxUint64
 	}
-	if mode == fiov1.FileService_FILE_SERVICE_RANDOM {
+	switch {
+	case mode == fiov1.FileService_FILE_SERVICE_RANDOM:
 		c.fsv.rnd = newTaus88(uint32(fileSeed))
+	case nonUniform(mode):
+		c.fsv.dist = newFileDist(j, len(paths), uint32(fileSeed))
 	}
 	c.use(0)
 	return nil
@@ -138,14 +142,17 @@ func (c *clone) pickFile() int {
 	}
 	n := len(c.files)
 	i := 0
-	if fs.mode == fiov1.FileService_FILE_SERVICE_RANDOM {
+	switch {
+	case fs.dist != nil:
+		i = min(fs.dist.next(), n-1) // a file is never done
+	case fs.mode == fiov1.FileService_FILE_SERVICE_RANDOM:
 		for {
 			i = int(float64(n) * (float64(fs.rnd.next()) / (1 << 32)))
 			if !c.files[i].done {
 				break
 			}
 		}
-	} else {
+	default:
 		for {
 			i = fs.next
 			if fs.next++; fs.next >= n {
@@ -181,6 +188,9 @@ func (c *clone) restartFiles() {
 	if fs.rnd != nil && c.job.Randrepeat {
 		fs.rnd.reseed(fs.fileSeed)
 	}
+	if fs.dist != nil && c.job.Randrepeat {
+		*fs.dist = *newFileDist(c.job, len(c.files), fs.fileSeed)
+	}
 }
 
 // anotherPass is fio's keep_running once every file is done: time_based
@@ -212,7 +222,7 @@ func (c *clone) nextOpFiles() (op int, off, n uint64) {
 		return opDone, 0, 0
 	}
 	fs := &c.fsv
-	for restarts := 0; ; {
+	for restarts, fails := 0, 0; ; {
 		if fs.issued >= fs.total && !c.job.TimeBased {
 			return opDone, 0, 0
 		}
@@ -244,17 +254,29 @@ func (c *clone) nextOpFiles() (op int, off, n uint64) {
 		}
 		var ok bool
 		off, n, ok = c.gen.next(d)
-		if !ok && c.job.TimeBased && c.gen.random {
-			// fio resets a time-based job's file when its random map is
-			// full (get_next_rand_block)
+		if !ok && c.gen.random && (c.job.TimeBased || fs.dist != nil) {
+			// fio resets the file when its random map is full in a
+			// time-based job or with a non-uniform file choice, and draws
+			// again in it (get_next_rand_block)
 			c.gen.restart()
 			off, n, ok = c.gen.next(d)
 		}
 		if !ok {
+			if fs.dist != nil {
+				// a non-uniform choice never finishes a file: its offsets
+				// start over and the I/O goes to a file drawn anew
+				// (set_io_u_file's fio_file_reset)
+				if fails++; fails > 2*len(c.files)+2 {
+					return opDone, 0, 0 // regions with no block in them
+				}
+				c.gen.restart()
+				continue
+			}
 			c.files[i].done = true
 			fs.nDone++
 			continue
 		}
+		fails = 0
 		fs.issued += n
 		restarts = 0
 		c.ios++
@@ -291,4 +313,93 @@ func layoutNote(name string, files int, bytes uint64) string {
 		return fmt.Sprintf("%s: Laying out IO file (1 file / %dMiB)", name, bytes>>20)
 	}
 	return fmt.Sprintf("%s: Laying out IO files (%d files / total %dMiB)", name, files, bytes>>20)
+}
+
+// fileServiceShift is fio's FIO_FSERVICE_SHIFT: the distributions draw
+// among nr_files<<10 ranges, the file is the draw >> 10.
+const fileServiceShift = 10
+
+// fileDist is fio's zipf, pareto and normal file choice (lib/zipf.c and
+// lib/gauss.c over fio's 32-bit generator, hash disabled as
+// init_rand_file_service sets it), so the files get fio's shares.
+type fileDist struct {
+	kind                fiov1.FileService
+	rnd                 taus88
+	nranges             uint64
+	off                 uint64
+	theta, zeta2, zetan float64
+	pow                 float64
+	stddev              uint32
+}
+
+// frand32Max is fio's FRAND32_MAX.
+const frand32Max = float64(math.MaxUint32)
+
+func newFileDist(j *fiov1.Job, files int, seed uint32) *fileDist {
+	d := &fileDist{kind: j.FileService, nranges: uint64(files) << fileServiceShift}
+	d.rnd.reseed(seed)
+	p := j.FileServiceParam
+	if d.kind == fiov1.FileService_FILE_SERVICE_GAUSS {
+		if p != 0 {
+			d.stddev = uint32(min(uint64(math.Ceil(float64(d.nranges)*p/100)), d.nranges/2))
+		}
+		if j.FileServiceCentered {
+			d.off = uint64(uint32(int64(float64(d.nranges) * (j.FileServiceCenter - 0.5))))
+		}
+		return d
+	}
+	d.off = uint64(d.rnd.next())
+	if j.FileServiceCentered {
+		d.off = uint64(float64(d.nranges) * j.FileServiceCenter)
+	}
+	if d.kind == fiov1.FileService_FILE_SERVICE_PARETO {
+		d.pow = math.Log(p) / math.Log(1-p)
+		return d
+	}
+	d.theta = p
+	d.zeta2 = 1 + math.Pow(0.5, p)
+	for i := uint64(0); i < min(d.nranges, zipfMaxGen); i++ {
+		d.zetan += math.Pow(1/float64(i+1), p)
+	}
+	return d
+}
+
+// next is the next file's index.
+func (d *fileDist) next() int {
+	n := d.nranges
+	var v uint64
+	switch d.kind {
+	case fiov1.FileService_FILE_SERVICE_ZIPF:
+		alpha := 1 / (1 - d.theta)
+		eta := (1 - math.Pow(2/float64(n), 1-d.theta)) / (1 - d.zeta2/d.zetan)
+		u := float64(d.rnd.next()) / frand32Max
+		switch z := u * d.zetan; {
+		case z < 1:
+			v = 1
+		case z < 1+math.Pow(0.5, d.theta):
+			v = 2
+		default:
+			v = 1 + uint64(float64(n)*math.Pow(eta*u-eta+1, alpha))
+		}
+		v = (v - 1 + d.off) % n
+	case fiov1.FileService_FILE_SERVICE_PARETO:
+		u := float64(d.rnd.next()) / frand32Max
+		v = (uint64(float64(n-1)*math.Pow(u, d.pow)) + d.off) % n
+	default:
+		sum := uint64(0)
+		for range 12 {
+			sum += uint64(d.rnd.next()) % (n + 1)
+		}
+		sum = (sum + 11) / 12
+		if d.stddev > 0 {
+			vr := int32(float64(d.stddev) * (float64(d.rnd.next()) / (frand32Max + 1)))
+			dev := int32(uint32(vr) - d.stddev/2) // C's unsigned arithmetic, back to int
+			for uint64(int64(dev))+sum >= n {
+				dev /= 2
+			}
+			sum += uint64(int64(dev))
+		}
+		v = (sum + d.off) % n
+	}
+	return int(v >> fileServiceShift)
 }

@@ -20,6 +20,7 @@ func FuzzParseArgs(f *testing.F) {
 	f.Add("--bs=4k\n--name=a\n--size=1m\n--name=b\n--rw=randrw\n--rwmixread=70\n--size=2m")
 	f.Add("--name=x\n--size\n1g\n--output-format\njson")
 	f.Add("--output-format=terse,json+\n--minimal\n--name=a\n--ioengine=null\n--size=(1024*1k)\n--bs=4k,8k\n--bssplit=4k/50:64k\n--name=b\n--stonewall\n--rw=randwrite:4\n--random_distribution=zipf:1.2")
+	f.Add("--name=m\n--size=1m\n--nrfiles=3\n--filename_format=$jobname/$filenum\n--file_service_type=zipf:1.2:0.5\n--filesize=4k-64k\n--name=n\n--filename=a:b\\:c::d\n--file_service_type=roundrobin:4")
 	f.Add("--section=x\n--max-jobs=4\n--eta=never\n--name=a\n--size=50%\n--bsrange=512-64k\n--blockalign=4k\n--percentile_list=50:99.9\n--lat_percentiles=1")
 	f.Fuzz(func(t *testing.T, s string) {
 		args := strings.Split(s, "\n")

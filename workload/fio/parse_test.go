@@ -175,7 +175,9 @@ func TestRejections(t *testing.T) {
 		{[]string{"--name=j", "--size=1m", "--filename=a:b", "--ioengine=mmap"}, ErrUnsupported, `ioengine=mmap with several files`},
 		{[]string{"--name=j", "--size=1m", "--nrfiles=70000"}, ErrInvalidValue, `at most 65536 files per job`},
 		{[]string{"--name=j", "--size=1m", "--nrfiles=2", "--file_service_type=lottery"}, ErrInvalidValue, `want random, roundrobin, sequential`},
-		{[]string{"--name=j", "--size=1m", "--nrfiles=2", "--file_service_type=gauss:0.5"}, ErrUnsupported, `file_service_type=gauss`},
+		{[]string{"--name=j", "--size=1m", "--nrfiles=2", "--file_service_type=pareto:1.5"}, ErrInvalidValue, `pareto input 1.5 out of range`},
+		{[]string{"--name=j", "--size=1m", "--nrfiles=2", "--file_service_type=zipf:1"}, ErrInvalidValue, `zipf theta must be different than 1.0`},
+		{[]string{"--name=j", "--size=1m", "--nrfiles=2", "--file_service_type=zipf:1.2:3"}, ErrInvalidValue, `center out of range`},
 	}
 	for _, tt := range tests {
 		_, err := ParseArgs(tt.args)

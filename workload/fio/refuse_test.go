@@ -29,7 +29,7 @@ func TestParseOnlyAcceptsWhatFioAccepts(t *testing.T) {
 		{"zonesize-alone", "[j]\nsize=8m\nzonesize=1m\n", true, "--zonemode=none and --zonesize are not compatible"},
 		{"strided-no-size", "[j]\nsize=8m\nzonemode=strided\n", true, "--zonesize must be specified"},
 		{"latency", "[j]\nsize=8m\nlatency_target=10ms\nlatency_window=1s\nlatency_percentile=99\n", true, "option latency_target=10ms"},
-		{"files", "[j]\nsize=8m\nnrfiles=4\nfile_service_type=zipf:1.2\n", true, "files.fio:4: option file_service_type=zipf:1.2: not supported: file_service_type=zipf"},
+		{"files", "[j]\nsize=8m\nnrfiles=4\nopenfiles=2\n", true, "option nrfiles=4: not supported: openfiles=2 below the job's 4 files"},
 		{"colon", "[j]\nsize=8m\nfilename=a:b\nunlink_each_loop=1\n", true, "option unlink_each_loop=1"},
 		{"files-verify", "[j]\nsize=8m\nnrfiles=2\nrw=write\nverify=md5\n", true, "verify= with several files"},
 		{"uring-option", "[j]\nsize=8m\nioengine=io_uring\nsqthread_poll=1\n", true, "writepath's io_uring engine runs with fio's engine defaults; its sqthread_poll option"},
@@ -79,10 +79,10 @@ func TestParseOnlyAcceptsWhatFioAccepts(t *testing.T) {
 // global's refusal is reported once, not once per job.
 func TestRefusalReplacedBySetting(t *testing.T) {
 	dir := t.TempDir()
-	path := writeJob(t, dir, "g.fio", "[global]\nioengine=null\nsize=1m\nnrfiles=2\nfile_service_type=pareto\n[a]\nfile_service_type=random\n[b]\n[c]\n")
+	path := writeJob(t, dir, "g.fio", "[global]\nioengine=null\nsize=1m\nnrfiles=2\nunlink_each_loop=1\n[a]\nunlink_each_loop=0\n[b]\n[c]\n")
 	_, err := ParseArgs([]string{path})
-	if err == nil || strings.Count(err.Error(), "option file_service_type=pareto") != 1 || strings.Contains(err.Error(), "g.fio:7") {
-		t.Fatalf("ParseArgs = %v; want one refusal of the global's file_service_type=pareto (jobs b and c)", err)
+	if err == nil || strings.Count(err.Error(), "option unlink_each_loop=1") != 1 || strings.Contains(err.Error(), "g.fio:7") {
+		t.Fatalf("ParseArgs = %v; want one refusal of the global's unlink_each_loop=1 (jobs b and c)", err)
 	}
 	path = writeJob(t, dir, "h.fio", "[global]\nioengine=rbd\nsize=1m\n[a]\nioengine=null\n")
 	if _, err := ParseArgs([]string{path}); err != nil {

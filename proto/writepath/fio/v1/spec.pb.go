@@ -545,6 +545,9 @@ const (
 	FileService_FILE_SERVICE_ROUNDROBIN  FileService = 1
 	FileService_FILE_SERVICE_RANDOM      FileService = 2
 	FileService_FILE_SERVICE_SEQUENTIAL  FileService = 3
+	FileService_FILE_SERVICE_ZIPF        FileService = 4
+	FileService_FILE_SERVICE_PARETO      FileService = 5
+	FileService_FILE_SERVICE_GAUSS       FileService = 6
 )
 
 // Enum value maps for FileService.
@@ -554,12 +557,18 @@ var (
 		1: "FILE_SERVICE_ROUNDROBIN",
 		2: "FILE_SERVICE_RANDOM",
 		3: "FILE_SERVICE_SEQUENTIAL",
+		4: "FILE_SERVICE_ZIPF",
+		5: "FILE_SERVICE_PARETO",
+		6: "FILE_SERVICE_GAUSS",
 	}
 	FileService_value = map[string]int32{
 		"FILE_SERVICE_UNSPECIFIED": 0,
 		"FILE_SERVICE_ROUNDROBIN":  1,
 		"FILE_SERVICE_RANDOM":      2,
 		"FILE_SERVICE_SEQUENTIAL":  3,
+		"FILE_SERVICE_ZIPF":        4,
+		"FILE_SERVICE_PARETO":      5,
+		"FILE_SERVICE_GAUSS":       6,
 	}
 )
 
@@ -1294,8 +1303,14 @@ type Job struct {
 	CreateOnOpen   bool        `protobuf:"varint,174,opt,name=create_on_open,json=createOnOpen,proto3" json:"create_on_open,omitempty"`
 	UnlinkEachLoop bool        `protobuf:"varint,175,opt,name=unlink_each_loop,json=unlinkEachLoop,proto3" json:"unlink_each_loop,omitempty"`
 	FilesizeMax    uint64      `protobuf:"varint,176,opt,name=filesize_max,json=filesizeMax,proto3" json:"filesize_max,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// file_service_type=zipf|pareto|normal[:VALUE[:CENTER]]: zipf's theta,
+	// pareto's h, normal's deviation (percent), and the center (0..1) when
+	// given.
+	FileServiceParam    float64 `protobuf:"fixed64,177,opt,name=file_service_param,json=fileServiceParam,proto3" json:"file_service_param,omitempty"`
+	FileServiceCenter   float64 `protobuf:"fixed64,178,opt,name=file_service_center,json=fileServiceCenter,proto3" json:"file_service_center,omitempty"`
+	FileServiceCentered bool    `protobuf:"varint,179,opt,name=file_service_centered,json=fileServiceCentered,proto3" json:"file_service_centered,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *Job) Reset() {
@@ -2245,6 +2260,27 @@ func (x *Job) GetFilesizeMax() uint64 {
 	return 0
 }
 
+func (x *Job) GetFileServiceParam() float64 {
+	if x != nil {
+		return x.FileServiceParam
+	}
+	return 0
+}
+
+func (x *Job) GetFileServiceCenter() float64 {
+	if x != nil {
+		return x.FileServiceCenter
+	}
+	return 0
+}
+
+func (x *Job) GetFileServiceCentered() bool {
+	if x != nil {
+		return x.FileServiceCentered
+	}
+	return false
+}
+
 // Refusal is one option a job cannot run with, where it was given and why.
 type Refusal struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2362,7 +2398,7 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
 	"\x04prio\x18\f \x01(\bR\x04prio\x12 \n" +
 	"\vcompression\x18\r \x01(\x04R\vcompression\x12)\n" +
-	"\x10store_compressed\x18\x0e \x01(\bR\x0fstoreCompressed\"\xd0%\n" +
+	"\x10store_compressed\x18\x0e \x01(\bR\x0fstoreCompressed\"\xe5&\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -2519,7 +2555,10 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"open_files\x18\xad\x01 \x01(\rR\topenFiles\x12%\n" +
 	"\x0ecreate_on_open\x18\xae\x01 \x01(\bR\fcreateOnOpen\x12)\n" +
 	"\x10unlink_each_loop\x18\xaf\x01 \x01(\bR\x0eunlinkEachLoop\x12\"\n" +
-	"\ffilesize_max\x18\xb0\x01 \x01(\x04R\vfilesizeMax\"_\n" +
+	"\ffilesize_max\x18\xb0\x01 \x01(\x04R\vfilesizeMax\x12-\n" +
+	"\x12file_service_param\x18\xb1\x01 \x01(\x01R\x10fileServiceParam\x12/\n" +
+	"\x13file_service_center\x18\xb2\x01 \x01(\x01R\x11fileServiceCenter\x123\n" +
+	"\x15file_service_centered\x18\xb3\x01 \x01(\bR\x13fileServiceCentered\"_\n" +
 	"\aRefusal\x12\x16\n" +
 	"\x06option\x18\x01 \x01(\tR\x06option\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value\x12\x14\n" +
@@ -2595,12 +2634,15 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\x10FALLOCATE_NATIVE\x10\x02\x12\x13\n" +
 	"\x0fFALLOCATE_POSIX\x10\x03\x12\x12\n" +
 	"\x0eFALLOCATE_KEEP\x10\x04\x12\x16\n" +
-	"\x12FALLOCATE_TRUNCATE\x10\x05*~\n" +
+	"\x12FALLOCATE_TRUNCATE\x10\x05*\xc6\x01\n" +
 	"\vFileService\x12\x1c\n" +
 	"\x18FILE_SERVICE_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17FILE_SERVICE_ROUNDROBIN\x10\x01\x12\x17\n" +
 	"\x13FILE_SERVICE_RANDOM\x10\x02\x12\x1b\n" +
-	"\x17FILE_SERVICE_SEQUENTIAL\x10\x03B=Z;github.com/writepath/writepath/proto/writepath/fio/v1;fiov1b\x06proto3"
+	"\x17FILE_SERVICE_SEQUENTIAL\x10\x03\x12\x15\n" +
+	"\x11FILE_SERVICE_ZIPF\x10\x04\x12\x17\n" +
+	"\x13FILE_SERVICE_PARETO\x10\x05\x12\x16\n" +
+	"\x12FILE_SERVICE_GAUSS\x10\x06B=Z;github.com/writepath/writepath/proto/writepath/fio/v1;fiov1b\x06proto3"
 
 var (
 	file_writepath_fio_v1_spec_proto_rawDescOnce sync.Once
