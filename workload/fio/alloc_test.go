@@ -36,7 +36,8 @@ func mallocsForRun(t *testing.T, args ...string) uint64 {
 		t.Fatal(err)
 	}
 	defer closeAll(clones)
-	attachHandles(c, workload.NewRecorder(c.base))
+	c.rec = workload.NewRecorder(c.base)
+	attachHandles(c, c.rec)
 	var stopped atomicFalse
 	c.stop = &stopped.Bool
 	var before, after runtime.MemStats
@@ -92,6 +93,22 @@ func TestNullAndReplayDoNotAllocate(t *testing.T) {
 	t.Logf("replay: mallocs %d (128 I/Os) vs %d (512 I/Os)", small, large)
 	if large > small+16 {
 		t.Errorf("replay: 128 I/Os allocate %d times, 512 I/Os %d; want no per-I/O allocation", small, large)
+	}
+}
+
+// TestLatencyTargetDoesNotAllocate: latency_target's checks (a window
+// of 1 µs: one at every turn of the loop) and max_latency's allocate
+// nothing per I/O, on the null engine's queue and on libaio.
+func TestLatencyTargetDoesNotAllocate(t *testing.T) {
+	for _, engine := range []string{"null", "libaio"} {
+		base := []string{"--name=a", "--rw=randread", "--iodepth=8", "--ioengine=" + engine, "--latency_target=10s",
+			"--latency_window=1", "--latency_run=1", "--latency_percentile=99", "--max_latency=10s"}
+		small := mallocsForRun(t, append(base, "--size=1m")...)
+		large := mallocsForRun(t, append(base, "--size=4m")...)
+		t.Logf("%s latency_target: mallocs %d (256 I/Os) vs %d (1024 I/Os)", engine, small, large)
+		if large > small+16 {
+			t.Errorf("%s latency_target: 256 I/Os allocate %d times, 1024 I/Os %d; want no per-I/O allocation", engine, small, large)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -130,6 +131,13 @@ type clone struct {
 	lastOff uint64
 	// lastThink is the I/O count at the last thinktime pause.
 	lastThink uint64
+	// lat is latency_target's search (nil without); checkLat is set with
+	// it or max_latency, so the per-I/O path tests one bool. fatal is
+	// the error that stops the job (a latency over max_latency).
+	lat      *latTarget
+	checkLat bool
+	fatal    error
+	rec      *workload.Recorder
 }
 
 // now is the time since the clone's clock origin, in ns (monotonic).
@@ -146,6 +154,8 @@ func (c *clone) begin() {
 	c.loopsLeft = j.Loops
 	c.setupRate()
 	c.fsyncEvery, c.fdsyncEvery = uint64(j.Fsync), uint64(j.Fdatasync)
+	c.lat = newLatTarget(j)
+	c.checkLat = c.lat != nil || slices.ContainsFunc(j.MaxLatencyNs, func(n uint64) bool { return n > 0 })
 	c.tick(0)
 }
 
@@ -163,7 +173,8 @@ func (c *clone) tick(now int64) bool {
 	if now >= c.nextYield {
 		c.yield(now)
 	}
-	return c.stop.Load() || c.quit.Load() || (c.endAt > 0 && now >= c.endAt) || (c.rate.minOn && c.checkMinRate(now))
+	return c.stop.Load() || c.quit.Load() || (c.endAt > 0 && now >= c.endAt) || (c.rate.minOn && c.checkMinRate(now)) ||
+		c.fatal != nil || c.lat != nil && c.lat.done
 }
 
 // yieldEvery is how often a clone passes through the Go scheduler. A
@@ -220,6 +231,7 @@ func (c *clone) finish() {
 		c.st.runtime = time.Millisecond // fio never reports a 0 msec run that did I/O
 	}
 	c.st.wall = c.st.runtime
+	c.st.latDepth = c.latencyDepth()
 	c.st.usage = readThreadUsage().sub(c.usage0)
 }
 

@@ -91,6 +91,11 @@ func (c *clone) drive(q queue) error {
 	exhausted := false
 	for {
 		stopping := c.tick(c.now())
+		if c.lat != nil && c.recording && !stopping {
+			if err := c.latCheck(q, c.rec); err != nil {
+				return err
+			}
+		}
 		if !stopping && !exhausted {
 			var err error
 			if exhausted, err = q.fill(); err != nil {
@@ -121,7 +126,7 @@ func (c *clone) drive(q queue) error {
 // fill prepares requests into every free slot; it reports true when the
 // job has no more I/O to issue.
 func (c *clone) fill(a *aioState) (bool, error) {
-	for len(a.free) > 0 {
+	for len(a.free) > 0 && !c.latFull(len(a.cbs)-len(a.free)) {
 		op, off, n := c.nextOp()
 		switch op {
 		case opDone:

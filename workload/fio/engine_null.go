@@ -32,7 +32,7 @@ func (c *clone) runNullQueue() error {
 
 func (q *nullQueue) fill() (bool, error) {
 	c := q.c
-	for q.queued+q.flying < q.depth {
+	for q.queued+q.flying < q.depth && !c.latFull(q.queued+q.flying) {
 		op, off, n := c.nextOp()
 		switch op {
 		case opDone:

@@ -95,7 +95,7 @@ func (q *offloadQueue) inflightN() int { return q.flying }
 // overlap (serialize_overlap) first let what flies complete.
 func (q *offloadQueue) fill() (bool, error) {
 	c := q.c
-	for len(q.free) > 0 {
+	for len(q.free) > 0 && !c.latFull(len(q.start)-len(q.free)) {
 		op, off, n := c.nextOp()
 		switch op {
 		case opDone:

@@ -20,6 +20,11 @@ func (c *clone) runSync() error {
 		if c.tick(start) {
 			return nil
 		}
+		if c.lat != nil && c.recording {
+			if err := c.latCheck(nil, c.rec); err != nil {
+				return err
+			}
+		}
 		op, off, want := c.nextOp()
 		switch op {
 		case opDone:

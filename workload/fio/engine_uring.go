@@ -72,7 +72,7 @@ func (q uringQueue) inflight() int       { return q.u.inflight }
 // fillUring prepares requests into every free slot; it reports true when
 // the job has no more I/O to issue.
 func (c *clone) fillUring(u *uringState) (bool, error) {
-	for len(u.free) > 0 {
+	for len(u.free) > 0 && !c.latFull(len(u.start)-len(u.free)) {
 		op, off, n := c.nextOp()
 		if op == opDone {
 			return true, nil

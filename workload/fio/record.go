@@ -124,6 +124,9 @@ func (c *clone) complete(d int, start, issue, end, n, want int64, off uint64, as
 	}
 	h.RecordSeries([workload.MaxSeries]int64{end - issue, end - start, issue - start}, series)
 	c.bytes[d].Add(n)
+	if c.checkLat {
+		c.latComplete(d, end-start, off, want)
+	}
 }
 
 // completeSync accounts one finished fsync/fdatasync.

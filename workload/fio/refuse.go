@@ -32,9 +32,9 @@ var fioOnly = setOf(`allow_file_create allow_mounted_write allrandrepeat atomic 
 	disk_util error_dump exec_postrun exec_prerun exitall_on_error fadvise_hint file_append
 	fill_device fill_fs flow_watermark gid gpu_dev_id gtod_cpu
 	hugepage-size ignore_error ignore_zone_limits iomem iomem_align iopsavgtime ioscheduler
-	job_max_open_zones kb_base latency_percentile latency_run latency_target latency_window lockfile
+	job_max_open_zones kb_base lockfile
 	lockmem log_alternate_epoch log_alternate_epoch_clock_id log_compression_cpus
-	log_entries max_latency max_open_zones mem mem_align merge_blktrace_file
+	log_entries max_open_zones mem mem_align merge_blktrace_file
 	merge_blktrace_iters merge_blktrace_scalars nice numa_cpu_nodes numa_mem_policy offset_align opendir
 	percentage_random percentage_sequential pre_read profile rate_cycle rate_ignore_thinktime
 	ratecycle read_beyond_wp read_iolog_chunked replay_align
@@ -113,8 +113,6 @@ func reasonFor(name string) string {
 		return refused["zonemode"]
 	case strings.HasPrefix(name, "dedupe"):
 		return refused["dedupe_percentage"]
-	case strings.HasPrefix(name, "latency_") || name == "max_latency":
-		return "latency targets (latency_target, latency_window, max_latency) are not built yet"
 	case strings.HasPrefix(name, "ss") || strings.HasPrefix(name, "steadystate"):
 		return refused["steadystate"]
 	case strings.HasPrefix(name, "replay_") || strings.HasPrefix(name, "read_iolog") || strings.HasPrefix(name, "merge_blktrace"):

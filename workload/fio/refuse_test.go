@@ -28,7 +28,7 @@ func TestParseOnlyAcceptsWhatFioAccepts(t *testing.T) {
 		// runs the job
 		{"zonesize-alone", "[j]\nsize=8m\nzonesize=1m\n", true, "--zonemode=none and --zonesize are not compatible"},
 		{"strided-no-size", "[j]\nsize=8m\nzonemode=strided\n", true, "--zonesize must be specified"},
-		{"latency", "[j]\nsize=8m\nlatency_target=10ms\nlatency_window=1s\nlatency_percentile=99\n", true, "option latency_target=10ms"},
+		{"prerun", "[j]\nsize=8m\nexec_prerun=true\n", true, "prerun.fio:3: option exec_prerun=true: not supported: running commands"},
 		{"files", "[j]\nsize=8m\nnrfiles=4\nopenfiles=2\n", true, "option nrfiles=4: not supported: openfiles=2 below the job's 4 files"},
 		{"colon", "[j]\nsize=8m\nfilename=a:b\nunlink_each_loop=1\n", true, "option unlink_each_loop=1"},
 		{"files-verify", "[j]\nsize=8m\nnrfiles=2\nrw=write\nverify=md5\n", true, "verify= with several files"},

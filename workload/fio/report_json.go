@@ -98,8 +98,8 @@ func jobJSON(e entry, v *view, plus bool) obj {
 		kv{"latency_ns", latBucketsJSON(lat, 1, nsLabels)},
 		kv{"latency_us", latBucketsJSON(lat, 1e3, nsLabels)},
 		kv{"latency_ms", latBucketsJSON(lat, 1e6, msLabels)},
-		kv{"latency_depth", int(e.job.Iodepth)}, kv{"latency_target", 0},
-		kv{"latency_percentile", 100.0}, kv{"latency_window", 0})
+		kv{"latency_depth", latDepthOf(e)}, kv{"latency_target", e.job.LatencyTargetNs},
+		kv{"latency_percentile", latPercentile(e.job)}, kv{"latency_window", e.job.LatencyWindowNs / 1000})
 	return o
 }
 

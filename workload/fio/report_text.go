@@ -91,7 +91,8 @@ func textEntry(b *bufio.Writer, e entry, v *view) {
 	// fio 3.33 prints fdatasyncs as read shorts (see dirJSON).
 	fmt.Fprintf(b, "     issued rwts: total=%d,%d,%d,%d short=%d,%d,%d,0 dropped=0,0,0,0\n",
 		st.dir[0].ios, st.dir[1].ios, st.dir[2].ios, st.syncIOs, st.dir[0].short+st.datasyncIOs, st.dir[1].short, st.dir[2].short)
-	fmt.Fprintf(b, "     latency   : target=0, window=0, percentile=100.00%%, depth=%d\n", e.job.Iodepth)
+	fmt.Fprintf(b, "     latency   : target=%d, window=%d, percentile=%.2f%%, depth=%d\n",
+		e.job.LatencyTargetNs, e.job.LatencyWindowNs/1000, latPercentile(e.job), latDepthOf(e))
 	if st.late > 0 {
 		fmt.Fprintf(b, "     rate_iops : %d I/Os started more than one interval late\n", st.late)
 	}

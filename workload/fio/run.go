@@ -285,6 +285,7 @@ func layoutFile(ctx context.Context, c *clone, log *slog.Logger) error {
 // openAndAttach opens the clone's file, logs and verifier, and gives it
 // its handles.
 func openAndAttach(c *clone, rec *workload.Recorder) error {
+	c.rec = rec
 	if err := openClone(c); err != nil {
 		return err
 	}
@@ -453,6 +454,9 @@ func (c *clone) run(ctx context.Context) error {
 	c.leaveFlow()
 	if err == nil {
 		err = c.rate.err
+	}
+	if err == nil {
+		err = c.fatal
 	}
 	if err == nil && c.job.EndFsync && c.does(dirWrite) {
 		err = c.endFsyncFiles()

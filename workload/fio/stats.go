@@ -170,6 +170,7 @@ type jobStats struct {
 	level, submit, complete depthBuckets
 	submits, completes      int64
 	late                    int64 // rate_iops: I/Os started late
+	latDepth                int   // latency_depth: where latency_target's search ended (0: iodepth)
 	jobs                    int   // clones merged in
 }
 
@@ -221,6 +222,9 @@ func (s *jobStats) merge(o *jobStats, group bool) error {
 	s.datasyncIOs += o.datasyncIOs
 	s.runtime += o.runtime
 	s.wall = max(s.wall, o.wall)
+	if o.latDepth > 0 {
+		s.latDepth = o.latDepth // fio's group takes its last job's
+	}
 	s.usage = s.usage.add(o.usage)
 	for i := range s.level {
 		s.level[i] += o.level[i]

@@ -1309,8 +1309,22 @@ type Job struct {
 	FileServiceParam    float64 `protobuf:"fixed64,177,opt,name=file_service_param,json=fileServiceParam,proto3" json:"file_service_param,omitempty"`
 	FileServiceCenter   float64 `protobuf:"fixed64,178,opt,name=file_service_center,json=fileServiceCenter,proto3" json:"file_service_center,omitempty"`
 	FileServiceCentered bool    `protobuf:"varint,179,opt,name=file_service_centered,json=fileServiceCentered,proto3" json:"file_service_centered,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// latency_target= (ns): fio's queue-depth search, starting at depth 1,
+	// for the deepest queue at which latency_percentile percent (default
+	// 100) of the I/Os of each latency_window (ns) complete within the
+	// target (lat, from preparing to completion); latency_run=1 keeps
+	// searching for the whole run instead of ending one window after the
+	// depth settled. (Numbered from 200, apart from
+	// concurrent work.)
+	LatencyTargetNs   uint64   `protobuf:"varint,200,opt,name=latency_target_ns,json=latencyTargetNs,proto3" json:"latency_target_ns,omitempty"`
+	LatencyWindowNs   uint64   `protobuf:"varint,201,opt,name=latency_window_ns,json=latencyWindowNs,proto3" json:"latency_window_ns,omitempty"`
+	LatencyPercentile *float64 `protobuf:"fixed64,202,opt,name=latency_percentile,json=latencyPercentile,proto3,oneof" json:"latency_percentile,omitempty"`
+	LatencyRun        bool     `protobuf:"varint,203,opt,name=latency_run,json=latencyRun,proto3" json:"latency_run,omitempty"`
+	// max_latency= per direction (read, write, trim; ns): an I/O slower
+	// than this fails the job with ETIMEDOUT, as fio's lat_fatal.
+	MaxLatencyNs  []uint64 `protobuf:"varint,204,rep,packed,name=max_latency_ns,json=maxLatencyNs,proto3" json:"max_latency_ns,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Job) Reset() {
@@ -2281,6 +2295,41 @@ func (x *Job) GetFileServiceCentered() bool {
 	return false
 }
 
+func (x *Job) GetLatencyTargetNs() uint64 {
+	if x != nil {
+		return x.LatencyTargetNs
+	}
+	return 0
+}
+
+func (x *Job) GetLatencyWindowNs() uint64 {
+	if x != nil {
+		return x.LatencyWindowNs
+	}
+	return 0
+}
+
+func (x *Job) GetLatencyPercentile() float64 {
+	if x != nil && x.LatencyPercentile != nil {
+		return *x.LatencyPercentile
+	}
+	return 0
+}
+
+func (x *Job) GetLatencyRun() bool {
+	if x != nil {
+		return x.LatencyRun
+	}
+	return false
+}
+
+func (x *Job) GetMaxLatencyNs() []uint64 {
+	if x != nil {
+		return x.MaxLatencyNs
+	}
+	return nil
+}
+
 // Refusal is one option a job cannot run with, where it was given and why.
 type Refusal struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2398,7 +2447,7 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
 	"\x04prio\x18\f \x01(\bR\x04prio\x12 \n" +
 	"\vcompression\x18\r \x01(\x04R\vcompression\x12)\n" +
-	"\x10store_compressed\x18\x0e \x01(\bR\x0fstoreCompressed\"\xe5&\n" +
+	"\x10store_compressed\x18\x0e \x01(\bR\x0fstoreCompressed\"\xd4(\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -2558,7 +2607,14 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\ffilesize_max\x18\xb0\x01 \x01(\x04R\vfilesizeMax\x12-\n" +
 	"\x12file_service_param\x18\xb1\x01 \x01(\x01R\x10fileServiceParam\x12/\n" +
 	"\x13file_service_center\x18\xb2\x01 \x01(\x01R\x11fileServiceCenter\x123\n" +
-	"\x15file_service_centered\x18\xb3\x01 \x01(\bR\x13fileServiceCentered\"_\n" +
+	"\x15file_service_centered\x18\xb3\x01 \x01(\bR\x13fileServiceCentered\x12+\n" +
+	"\x11latency_target_ns\x18\xc8\x01 \x01(\x04R\x0flatencyTargetNs\x12+\n" +
+	"\x11latency_window_ns\x18\xc9\x01 \x01(\x04R\x0flatencyWindowNs\x123\n" +
+	"\x12latency_percentile\x18\xca\x01 \x01(\x01H\x00R\x11latencyPercentile\x88\x01\x01\x12 \n" +
+	"\vlatency_run\x18\xcb\x01 \x01(\bR\n" +
+	"latencyRun\x12%\n" +
+	"\x0emax_latency_ns\x18\xcc\x01 \x03(\x04R\fmaxLatencyNsB\x15\n" +
+	"\x13_latency_percentile\"_\n" +
 	"\aRefusal\x12\x16\n" +
 	"\x06option\x18\x01 \x01(\tR\x06option\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value\x12\x14\n" +
@@ -2710,6 +2766,7 @@ func file_writepath_fio_v1_spec_proto_init() {
 	if File_writepath_fio_v1_spec_proto != nil {
 		return
 	}
+	file_writepath_fio_v1_spec_proto_msgTypes[6].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
