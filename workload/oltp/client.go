@@ -35,7 +35,7 @@ import (
 // socket: the goroutine keeps its P while it waits, so the runtime
 // schedules nothing per statement (through the runtime's system-call
 // entry, the Ps were retaken and handed back: 25% fewer transactions,
-// 1.6 times the client CPU). That needs a P per connection (raiseProcs),
+// 1.6 times the client CPU). That needs a P per connection (tuneRuntime),
 // and a bounded wait (pollTimeout), so that a stop-the-world waits at most
 // that long for a client whose server does not answer. To the runtime
 // such a goroutine runs without pause, so sysmon preempts it every 10 ms;

@@ -9,7 +9,7 @@ import (
 
 // A client's reads and writes are raw system calls, made without telling
 // the scheduler: the goroutine keeps its P (it has one to itself, see
-// raiseProcs). Through unix.Read and unix.Write every call marks the P as
+// tuneRuntime). Through unix.Read and unix.Write every call marks the P as
 // in a system call, and the runtime's sysmon, seeing goroutines that run
 // for long and keep entering system calls, retakes Ps and wakes itself
 // every 20 µs (measured with an event loop at 64 connections: 28,000

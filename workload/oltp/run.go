@@ -241,7 +241,7 @@ func (s *runState) close() {
 
 // loop runs every client until the end; the first fatal error stops all.
 func (s *runState) loop(ctx context.Context) error {
-	defer raiseProcs(len(s.clients))()
+	defer tuneRuntime(len(s.clients))()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var wg sync.WaitGroup
@@ -255,19 +255,6 @@ func (s *runState) loop(ctx context.Context) error {
 	}
 	wg.Wait()
 	return context.Cause(ctx)
-}
-
-// raiseProcs raises GOMAXPROCS so that every client can hold a P while
-// it waits for its answer, with as many again for everything else, and
-// returns what restores it. GOMAXPROCS is process wide: it is only ever
-// raised, and idle Ps cost nothing.
-func raiseProcs(clients int) (restore func()) {
-	prev := runtime.GOMAXPROCS(0)
-	if want := clients + prev; want > prev {
-		runtime.GOMAXPROCS(want)
-		return func() { runtime.GOMAXPROCS(prev) }
-	}
-	return func() {}
 }
 
 // record books one transaction in the recorder: its latencies (one lock)
