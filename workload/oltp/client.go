@@ -188,17 +188,15 @@ func (c *client) next(ctx context.Context) (intended, began time.Time, ok bool) 
 	}
 	intended = s.pacer.claim()
 	if !s.end.IsZero() && !intended.Before(s.end) {
+		// The schedule has no slot left before the end: wait for the end,
+		// as sysbench's threads wait for events until --time, so the run
+		// lasts --time and its rates are per --time (--rate=1 --time=2 ran
+		// 1.0 s and reported 2.0 TPS instead of 1).
+		c.sleep(ctx, s.end.Sub(now))
 		return intended, began, false
 	}
 	if wait := intended.Sub(now); wait > 0 {
-		if c.timer == nil {
-			c.timer = time.NewTimer(wait)
-		} else {
-			c.timer.Reset(wait)
-		}
-		select {
-		case <-c.timer.C:
-		case <-ctx.Done():
+		if !c.sleep(ctx, wait) {
 			return intended, began, false
 		}
 		now = time.Now()
@@ -208,6 +206,24 @@ func (c *client) next(ctx context.Context) (intended, began time.Time, ok bool) 
 		s.total.late.Add(1)
 	}
 	return intended, now, true
+}
+
+// sleep waits d on the client's timer; false if ctx ended first.
+func (c *client) sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	if c.timer == nil {
+		c.timer = time.NewTimer(d)
+	} else {
+		c.timer.Reset(d)
+	}
+	select {
+	case <-c.timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // txn executes one transaction, retrying it after an ignorable error

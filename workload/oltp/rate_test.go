@@ -90,3 +90,21 @@ func TestCancelUnblocksStalledRun(t *testing.T) {
 		t.Errorf("run returned %v after cancel; want < 1s", took)
 	}
 }
+
+// TestRateRunLastsItsTime: with --rate the run lasts --time, as
+// sysbench's does, even where the schedule's last slot comes well before
+// the end (slots at 0, 0.5, 1.0 and 1.5 s of 1.9 s): its seconds and rates
+// are --time's. A dry run needs no server.
+func TestRateRunLastsItsTime(t *testing.T) {
+	o := Options{Tables: 1, TableSize: 100, Threads: 2, Time: 1900 * time.Millisecond, Rate: 2, Percentile: 95,
+		DryRun: true, NoStatus: true, DeleteInserts: 1, IndexUpdates: 1, NonIndexUpdates: 1}
+	o.Rand.Seed = 7
+	start := time.Now().Add(20 * time.Millisecond)
+	sum, err := Run(context.Background(), o, workload.Env{Start: start}, workload.NewRecorder(start))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Transactions != 4 || sum.TotalTimeSec < 1.9 {
+		t.Errorf("%d transactions in %.3f s; want 4 (slots at 0, 0.5, 1.0, 1.5 s) in at least 1.9 s", sum.Transactions, sum.TotalTimeSec)
+	}
+}
