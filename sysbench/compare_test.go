@@ -3,6 +3,7 @@ package sysbench
 import (
 	"database/sql"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -58,6 +59,14 @@ func TestExitsMatchSysbench(t *testing.T) {
 		{"nosuchtest", "run"},
 		{"--num-threads=2", "--max-time=1", "--max-requests=5", "oltp_write_only", "--tables=x", "help"},
 		{"--time=0", "--events=0", "oltp_write_only", "help"},
+		// A driver that does not initialize: sysbench's Lua code says which
+		// function failed; run fails after its header, in every thread.
+		// (Its parallel prepare and prewarm then exit 0; writepath's 1.)
+		{"oltp_write_only", "--db-driver=foo", "prepare"},
+		{"oltp_write_only", "--db-driver=foo", "cleanup"},
+		{"oltp_write_only", "--db-driver=foo", "run"}, // one thread: sysbench's threads interleave (TestDriverInitExits has more)
+		{"oltp_write_only", "--db-ps-mode=foo", "--db-driver=foo", "prewarm"},
+		{"oltp_write_only", "--db-ps-mode=foo", "run"},
 	} {
 		same(t, args...)
 	}
@@ -66,8 +75,6 @@ func TestExitsMatchSysbench(t *testing.T) {
 	for _, args := range [][]string{
 		{"oltp_write_only"},
 		{"oltp_write_only", "--tables=x", "--time=1", "run"},
-		{"oltp_write_only", "--db-driver=foo", "run"},
-		{"oltp_write_only", "--db-ps-mode=foo", "run"},
 	} {
 		p, o := peer(t, "sb_peer", args...), ours(t, "sb_wp", args...)
 		if o.code != p.code || !strings.Contains(o.stdout, "FATAL: ") || shape(o.stdout)[0] != shape(p.stdout)[0] {
@@ -202,5 +209,36 @@ func TestNotes(t *testing.T) {
 	}
 	if o := ours(t, "", args...); o.code != 0 || strings.Contains(o.stdout, "random seed") {
 		t.Errorf("without notes:\n%v", o)
+	}
+}
+
+// TestEmptyScriptOnStdin: with no test named sysbench runs the Lua script
+// on standard input; an empty one does nothing (banner, exit 0), and so
+// does writepath; any other is refused, as is a terminal (no Stdin).
+func TestEmptyScriptOnStdin(t *testing.T) {
+	needPeer(t)
+	p := peer(t, "", "--unknown") // exec's stdin is /dev/null: empty
+	for _, tt := range []struct {
+		stdin io.Reader
+		code  int
+	}{
+		{strings.NewReader(""), 0},
+		{strings.NewReader(" \n\t\n"), 0},
+		{strings.NewReader("print('test')\n"), 1},
+		{nil, 1},
+	} {
+		var out, errb strings.Builder
+		code := Main(t.Context(), []string{"--unknown"}, Config{Version: "test", Stdin: tt.stdin, Stdout: &out, Stderr: &errb})
+		if code != tt.code || errb.Len() != 0 {
+			t.Errorf("stdin %v: exit %d, stderr %q; want %d and none", tt.stdin, code, errb.String(), tt.code)
+		}
+		if tt.code == 0 {
+			if p.code != 0 {
+				t.Errorf("sysbench exits %d on an empty script\n%v", p.code, p)
+			}
+			sameShape(t, "empty script", p.stdout, out.String())
+		} else if !strings.Contains(out.String(), "FATAL: writepath does not read a Lua script") {
+			t.Errorf("stdin %v: %q; want the refusal", tt.stdin, out.String())
+		}
 	}
 }

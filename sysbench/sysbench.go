@@ -6,6 +6,7 @@
 package sysbench
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,11 +26,15 @@ type Config struct {
 	Version string
 	Stdout  io.Writer
 	Stderr  io.Writer
+	// Stdin is where sysbench reads a Lua script when no test is named
+	// (nil: none, as a terminal).
+	Stdin io.Reader
 	// Fabric, if set, runs the command on a coordinator's workers: it is
 	// called with the run to submit (an embedded fabric guards its workers
 	// to what the run needs), only for a command that runs something.
 	Fabric func(run *writepathv1.RunSpec) (*Fabric, func(), error)
-	// Usage, if set, prints writepath's own flags after sysbench's --help.
+	// Usage, if set, prints writepath's own flags in sysbench's --help
+	// (on Stdout, after the drivers' options).
 	Usage func(w io.Writer)
 	// Notes prints writepath's notes sysbench's output has no place for.
 	Notes bool
@@ -55,10 +60,7 @@ func Main(ctx context.Context, args []string, cfg Config) int {
 	}
 	switch {
 	case cl.Help:
-		_ = oltp.WriteUsage(cfg.Stdout)
-		if cfg.Usage != nil {
-			cfg.Usage(cfg.Stdout)
-		}
+		_ = oltp.WriteUsage(cfg.Stdout, cfg.Usage)
 		return exitOK
 	case cl.Version:
 		fmt.Fprintf(cfg.Stdout, "sysbench 1.0.20 (writepath %s)\n", cfg.Version)
@@ -71,6 +73,13 @@ func Main(ctx context.Context, args []string, cfg Config) int {
 	text := oltp.NewText(cfg.Stdout, cl.Output)
 	text.Printf(oltp.LevelNotice, "sysbench 1.0.20 (using writepath %s)\n", cfg.Version)
 	if ex != nil {
+		if ex.Stdin && emptyScript(ctx, cfg.Stdin) {
+			return exitOK // an empty script: sysbench runs it, doing nothing
+		}
+		if ex.RunHeader {
+			runMode(text, cl)
+			text.Printf(oltp.LevelNotice, "Initializing worker threads...\n")
+		}
 		return printExit(cfg, ex)
 	}
 	if cl.Command == "help" {
@@ -95,6 +104,33 @@ func Main(ctx context.Context, args []string, cfg Config) int {
 		return f.run(ctx, cl, rs, text)
 	}
 	return inProcess(ctx, cl, text)
+}
+
+// maxScript is how much of a script on standard input is read to see
+// whether it is empty.
+const maxScript = 1 << 20
+
+// emptyScript reports whether r holds a script with nothing in it but
+// white space, reading to its end (up to maxScript) or until ctx ends.
+func emptyScript(ctx context.Context, r io.Reader) bool {
+	if r == nil {
+		return false
+	}
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(r, maxScript+1))
+		done <- result{b, err}
+	}()
+	select {
+	case <-ctx.Done():
+		return false
+	case res := <-done:
+		return res.err == nil && len(res.b) <= maxScript && len(bytes.TrimSpace(res.b)) == 0
+	}
 }
 
 func printExit(cfg Config, ex *oltp.Exit) int {

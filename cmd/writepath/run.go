@@ -42,7 +42,9 @@ type runOptions struct {
 	allow        embeddedGuardFlags
 	// progress, if set, replaces stderr for the embedded workers' progress.
 	progress io.Writer
-	// usage, if set, prints these flags after sysbench's --help.
+	// stdin is where `writepath sysbench` reads a Lua script (nil: none).
+	stdin io.Reader
+	// usage, if set, prints these flags in sysbench's --help.
 	usage func(io.Writer)
 	// notes: the sysbench output's writepath notes (writepath sysbench --notes).
 	notes bool

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/sys/unix"
 
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/sysbench"
@@ -51,22 +53,24 @@ func newSysbenchCmd() *cobra.Command {
 			"`writepath sysbench --help` lists every option; `writepath sysbench oltp_write_only help` the test's.",
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSysbench(cmd.Context(), args, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runSysbench(cmd.Context(), args, scriptInput(cmd.InOrStdin()), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 }
 
 // runSysbench wires writepath's flags, an optional fabric and the command.
-func runSysbench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runSysbench(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	o := &sysbenchOptions{}
+	o.run.stdin = stdin
 	mine, rest := splitOwnFlags(args, o.ownFlags())
 	if err := o.flagSet().Parse(mine); err != nil {
 		return err
 	}
 	o.run.usage = func(w io.Writer) {
 		io.WriteString(w, "writepath sysbench flags (before or among sysbench's):\n")
-		o.flagSet().SetOutput(w)
-		o.flagSet().PrintDefaults()
+		fs := o.flagSet() // a new set each call: print from the one given w (was stderr's)
+		fs.SetOutput(w)
+		fs.PrintDefaults()
 	}
 	o.run.notes = o.notes
 	if o.run.conn.coordinator == "" && o.run.localWorkers == 0 {
@@ -83,14 +87,14 @@ func runSysbench(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 // sysbenchLocal runs a sysbench command in this process.
 func (o *runOptions) sysbenchLocal(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg := sysbench.Config{Version: version, Stdout: stdout, Stderr: stderr, Usage: o.usage, Notes: o.notes}
+	cfg := sysbench.Config{Version: version, Stdin: o.stdin, Stdout: stdout, Stderr: stderr, Usage: o.usage, Notes: o.notes}
 	return sysbenchExit(sysbench.Main(ctx, args, cfg))
 }
 
 // sysbench runs a sysbench command on the fabric o names (an embedded one
 // without --coordinator) and prints the merged result as sysbench does.
 func (o *runOptions) sysbench(ctx context.Context, args []string, stdout, stderr io.Writer, perWorker bool) error {
-	cfg := sysbench.Config{Version: version, Stdout: stdout, Stderr: stderr, Usage: o.usage, Notes: o.notes}
+	cfg := sysbench.Config{Version: version, Stdin: o.stdin, Stdout: stdout, Stderr: stderr, Usage: o.usage, Notes: o.notes}
 	o.progress = io.Discard // sysbench prints nothing of a worker's own
 	cfg.Fabric = func(rs *writepathv1.RunSpec) (*sysbench.Fabric, func(), error) {
 		c, closeFabric, err := o.connect(rs, args, nil, stderr)
@@ -108,4 +112,15 @@ func sysbenchExit(code int) error {
 		return exitCode(code)
 	}
 	return nil
+}
+
+// scriptInput is standard input as sysbench reads a script from it, or
+// nil on a terminal (where sysbench would wait for one to be typed).
+func scriptInput(r io.Reader) io.Reader {
+	if f, ok := r.(*os.File); ok {
+		if _, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS); err == nil {
+			return nil
+		}
+	}
+	return r
 }

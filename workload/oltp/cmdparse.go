@@ -56,7 +56,13 @@ type Output struct {
 // printed (Stdout after the banner when Banner is set) and the process
 // exits with Code.
 type Exit struct {
-	Banner         bool
+	Banner bool
+	// RunHeader: sysbench's run prints its options and "Initializing
+	// worker threads..." before Stdout (its threads fail as they start).
+	RunHeader bool
+	// Stdin: the test is a Lua script on standard input, which writepath
+	// runs only when it is empty (it does nothing, as sysbench does).
+	Stdin          bool
 	Stdout, Stderr string
 	Code           int
 }
@@ -94,6 +100,9 @@ func ParseCommandLine(args []string) (*CommandLine, *Exit) {
 		return cl, nil
 	}
 	spec, errs := specFrom(vs)
+	if ex := driverExit(cl, spec, errs); ex != nil {
+		return cl, ex
+	}
 	if len(errs) == 0 {
 		cl.Seed = spec.RandSeed
 		spec.RandSeed = seedOf(spec.RandSeed)
@@ -293,7 +302,9 @@ func IsWriteOnly(test string) bool {
 func (cl *CommandLine) test(vs *values, rest []string) *Exit {
 	switch base := strings.TrimSuffix(filepath.Base(cl.Test), ".lua"); {
 	case cl.Test == "" || cl.Test == "-":
-		return fatalExit(true, "writepath does not read a Lua script from standard input: name the test, oltp_write_only")
+		ex := fatalExit(true, "writepath does not read a Lua script from standard input: name the test, oltp_write_only")
+		ex.Stdin = true
+		return ex
 	case builtinTests[base]:
 		return fatalExit(true, "writepath implements sysbench's oltp_write_only only; '%s' is not implemented", cl.Test)
 	case !IsWriteOnly(cl.Test):
@@ -391,22 +402,71 @@ func specFrom(vs *values) (*oltpv1.Spec, []error) {
 	return s, errs
 }
 
+// driverInitError is a DB driver sysbench fails to initialize: the
+// prepared statement mode, then the driver's name.
+type driverInitError struct{ msg string }
+
+func (e *driverInitError) Error() string { return e.msg }
+
+// luaCaller is, for each command, the oltp_common.lua function (and its
+// line in sysbench 1.0.20) whose driver initialization fails: sysbench
+// names it on the line after the driver's.
+var luaCaller = map[string]string{
+	"prepare": "`sysbench.cmdline.call_command' function failed: /usr/share/sysbench/oltp_common.lua:82",
+	"prewarm": "`sysbench.cmdline.call_command' function failed: /usr/share/sysbench/oltp_common.lua:97",
+	"run":     "`thread_init' function failed: /usr/share/sysbench/oltp_common.lua:348",
+	"cleanup": "`cleanup' function failed: /usr/share/sysbench/oltp_common.lua:387",
+}
+
+// driverExit ends a command whose DB driver does not initialize as
+// sysbench ends it: the driver's complaint, then the Lua function's; for
+// run, after the run's header, once per thread, then "Thread
+// initialization failed!". Nil without such an error.
+func driverExit(cl *CommandLine, spec *oltpv1.Spec, errs []error) *Exit {
+	var de *driverInitError
+	for _, err := range errs {
+		if errors.As(err, &de) {
+			break
+		}
+	}
+	if de == nil {
+		return nil
+	}
+	pair := "FATAL: " + de.msg + "\nFATAL: " + luaCaller[cl.Command] + ": failed to initialize the DB driver\n"
+	threads := max(int(spec.GetThreads()), 1)
+	switch {
+	case cl.Command == "run":
+		cl.Spec = spec // the header shows its options
+		return &Exit{Banner: true, RunHeader: true, Stdout: strings.Repeat(pair, threads) + "FATAL: Thread initialization failed!\n", Code: 1}
+	case threads > 1 && cl.Command != "cleanup":
+		// sysbench's parallel prepare and prewarm: every thread fails (and
+		// sysbench then exits 0; writepath says it failed).
+		return &Exit{Banner: true, Stdout: "Initializing worker threads...\n\n" + strings.Repeat(pair, threads), Code: 1}
+	}
+	return &Exit{Banner: true, Stdout: pair, Code: 1}
+}
+
 // dbOptions reads the database and MySQL options into s.
 func dbOptions(vs *values, s *oltpv1.Spec) error {
 	var errs []error
-	switch d, _ := vs.str("db-driver"); d {
-	case "mysql":
-	case "pgsql":
-		errs = append(errs, errors.New("--db-driver=pgsql: writepath speaks the MySQL protocol only (MySQL, MariaDB)"))
-	default:
-		errs = append(errs, fmt.Errorf("invalid database driver name: '%s'", d))
-	}
+	// sysbench checks the prepared statement mode, then the driver's name.
+	psOK := true
 	switch m, _ := vs.str("db-ps-mode"); m {
 	case "auto":
 	case "disable":
 		s.UseTextProtocol = true
 	default:
-		errs = append(errs, fmt.Errorf("Invalid value for db-ps-mode: %s", m))
+		errs = append(errs, &driverInitError{fmt.Sprintf("Invalid value for db-ps-mode: %s", m)})
+		psOK = false
+	}
+	switch d, _ := vs.str("db-driver"); d {
+	case "mysql":
+	case "pgsql":
+		errs = append(errs, errors.New("--db-driver=pgsql: writepath speaks the MySQL protocol only (MySQL, MariaDB)"))
+	default:
+		if psOK {
+			errs = append(errs, &driverInitError{fmt.Sprintf("invalid database driver name: '%s'", d)})
+		}
 	}
 	for name, why := range refusals {
 		if vs.flag(name) {

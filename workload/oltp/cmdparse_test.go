@@ -144,3 +144,57 @@ func TestHelpFromTable(t *testing.T) {
 		}
 	}
 }
+
+// TestDriverInitExits: a DB driver that does not initialize ends each
+// command as sysbench's Lua code ends it: the driver's complaint, then the
+// function that called it; run after its header, once per thread.
+func TestDriverInitExits(t *testing.T) {
+	const (
+		driver = "FATAL: invalid database driver name: 'foo'\n"
+		psMode = "FATAL: Invalid value for db-ps-mode: x\n"
+		failed = ": failed to initialize the DB driver\n"
+	)
+	tests := []struct {
+		args      []string
+		runHeader bool
+		stdout    string
+	}{
+		{[]string{"oltp_write_only", "--db-driver=foo", "prepare"}, false,
+			driver + "FATAL: `sysbench.cmdline.call_command' function failed: /usr/share/sysbench/oltp_common.lua:82" + failed},
+		{[]string{"oltp_write_only", "--db-driver=foo", "--threads=2", "prewarm"}, false,
+			"Initializing worker threads...\n\n" + strings.Repeat(driver+"FATAL: `sysbench.cmdline.call_command' function failed: /usr/share/sysbench/oltp_common.lua:97"+failed, 2)},
+		{[]string{"oltp_write_only", "--db-driver=foo", "--threads=2", "cleanup"}, false,
+			driver + "FATAL: `cleanup' function failed: /usr/share/sysbench/oltp_common.lua:387" + failed},
+		// The mode is checked first.
+		{[]string{"oltp_write_only", "--db-driver=foo", "--db-ps-mode=x", "cleanup"}, false,
+			psMode + "FATAL: `cleanup' function failed: /usr/share/sysbench/oltp_common.lua:387" + failed},
+		{[]string{"oltp_write_only", "--db-ps-mode=x", "--threads=2", "--tables=x", "run"}, true,
+			strings.Repeat(psMode+"FATAL: `thread_init' function failed: /usr/share/sysbench/oltp_common.lua:348"+failed, 2) + "FATAL: Thread initialization failed!\n"},
+	}
+	for _, tt := range tests {
+		cl, ex := ParseCommandLine(tt.args)
+		if ex == nil {
+			t.Errorf("%q: succeeded", tt.args)
+			continue
+		}
+		if ex.Code != 1 || !ex.Banner || ex.RunHeader != tt.runHeader || ex.Stdout != tt.stdout || ex.Stderr != "" {
+			t.Errorf("%q: exit %d banner %v header %v stdout\n%s stderr %q\nwant exit 1, the banner, header %v, stdout\n%s", tt.args, ex.Code, ex.Banner, ex.RunHeader, ex.Stdout, ex.Stderr, tt.runHeader, tt.stdout)
+		}
+		if tt.runHeader && cl.Spec.GetThreads() != 2 {
+			t.Errorf("%q: the header's spec has %d threads", tt.args, cl.Spec.GetThreads())
+		}
+	}
+}
+
+// TestStdinScriptIsMarked: no test named is a Lua script on standard
+// input, which the caller may find empty.
+func TestStdinScriptIsMarked(t *testing.T) {
+	for _, args := range [][]string{{"--unknown"}, {"-"}, {}} {
+		if _, ex := ParseCommandLine(args); ex == nil || !ex.Stdin || ex.Code != 1 {
+			t.Errorf("%q: %+v; want a refusal marked Stdin", args, ex)
+		}
+	}
+	if _, ex := ParseCommandLine([]string{"oltp_write_only", "run", "--mysql-dry-run"}); ex != nil && ex.Stdin {
+		t.Errorf("a named test is marked Stdin")
+	}
+}

@@ -8,7 +8,11 @@ import (
 
 // WriteUsage prints `sysbench --help` as sysbench 1.0.20 prints it, with
 // writepath's test, drivers and own options.
-func WriteUsage(w io.Writer) error {
+//
+// extra, if set, prints more options at the end of the driver-dependent
+// part (before "Compiled-in tests:"), where scripts that check sysbench's
+// help (its own opt_help.t) skip what depends on the build.
+func WriteUsage(w io.Writer, extra func(io.Writer)) error {
 	fmt.Fprint(w, "Usage:\n  sysbench [options]... [testname] [command]\n\n")
 	fmt.Fprint(w, "Commands implemented by most tests: prepare run cleanup help\n\n")
 	fmt.Fprintln(w, "General options:")
@@ -28,6 +32,10 @@ func WriteUsage(w io.Writer) error {
 	printOptions(w, sbOptions[secPgSQL])
 	fmt.Fprintln(w, "writepath options:")
 	printOptions(w, sbOptions[secWritepath])
+	if extra != nil {
+		extra(w)
+		fmt.Fprintln(w)
+	}
 	fmt.Fprint(w, "Compiled-in tests:\n  oltp_write_only - sysbench 1.0.20's oltp_write_only.lua, statement for statement\n\n")
 	_, err := fmt.Fprint(w, "See 'sysbench <testname> help' for a list of options for each test.\n\n")
 	return err
