@@ -22,6 +22,10 @@ const (
 	opDone   = 4
 	opVerify = 5 // verify_backlog: read back the blocks written since the last one
 	opThink  = 6 // thinktime: let what flies complete, then wait
+	// opBusy: the file whose turn it is cannot be opened now (openfiles=
+	// are open): what flies may complete, then the choice is made again,
+	// as fio's -EBUSY from get_next_file
+	opBusy = 7
 )
 
 // clone is one running copy of a job (numjobs makes several). All of its
@@ -40,13 +44,16 @@ type clone struct {
 	// engines see one file at a time. fsv chooses among several.
 	files []*cfile
 	fsv   fileService
-	seed  uint64
-	dev   device
-	fd    int
-	gen   *generator
-	bufs  *buffers
-	st    *jobStats
-	h     [4]*workload.Handle // read, write, trim, sync; nil when unused
+	// fileErr is why a file could not be opened when its turn came (the
+	// clone then stops, as fio's job does).
+	fileErr error
+	seed    uint64
+	dev     device
+	fd      int
+	gen     *generator
+	bufs    *buffers
+	st      *jobStats
+	h       [4]*workload.Handle // read, write, trim, sync; nil when unused
 	// bytes count read, written and trimmed bytes per interval (MB/s in
 	// the fabric).
 	bytes [nDirs]*workload.Counter

@@ -131,6 +131,8 @@ func (c *clone) fill(a *aioState) (bool, error) {
 		switch op {
 		case opDone:
 			return true, nil
+		case opBusy:
+			return false, nil
 		case opSync:
 			if err := c.submit(a); err != nil {
 				return false, err

@@ -37,6 +37,8 @@ func (q *nullQueue) fill() (bool, error) {
 		switch op {
 		case opDone:
 			return true, nil
+		case opBusy:
+			return false, nil
 		case opSync:
 			start := c.now()
 			c.lastWrite = false

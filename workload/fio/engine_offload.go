@@ -100,6 +100,8 @@ func (q *offloadQueue) fill() (bool, error) {
 		switch op {
 		case opDone:
 			return true, nil
+		case opBusy:
+			return false, nil
 		case opSync:
 			if err := q.drain(); err != nil {
 				return false, err

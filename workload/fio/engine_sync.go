@@ -42,6 +42,8 @@ func (c *clone) runSync() error {
 		case opThink:
 			c.think()
 			continue
+		case opBusy:
+			continue
 		}
 		if c.rate.until > 0 {
 			// As in fio, the rate wait is not latency: lat starts when

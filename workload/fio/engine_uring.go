@@ -77,6 +77,9 @@ func (c *clone) fillUring(u *uringState) (bool, error) {
 		if op == opDone {
 			return true, nil
 		}
+		if op == opBusy {
+			return false, nil
+		}
 		if op == opVerify || op == opThink {
 			if err := c.submitUring(u); err != nil {
 				return false, err

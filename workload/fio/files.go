@@ -290,8 +290,6 @@ func refuseFileCombos(j *fiov1.Job) {
 		why = "trimwrite with several files per job is not built yet"
 	case j.SizePercent > 0 || j.OffsetPercent > 0:
 		why = "size=N% / offset=N% with several files per job is not built yet"
-	case j.OpenFiles > 0 && j.OpenFiles < uint32(fileCount(j)):
-		why = fmt.Sprintf("openfiles=%d below the job's %d files (fio opens and closes files as it goes) is not built yet; every file stays open", j.OpenFiles, fileCount(j))
 	}
 	if why != "" {
 		refuse(j, "nrfiles", strconv.Itoa(fileCount(j)), j.Origin, why)

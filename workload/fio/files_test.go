@@ -172,19 +172,23 @@ func TestFileRegions(t *testing.T) {
 // files done skipped.
 func TestPickFileIsFios(t *testing.T) {
 	tests := []struct {
-		mode fiov1.FileService
-		nr   uint32
-		done []bool
-		want []int
+		mode    fiov1.FileService
+		nr      uint32
+		maxOpen int
+		done    []bool
+		want    []int // -1: fio's -EBUSY
 	}{
-		{fiov1.FileService_FILE_SERVICE_ROUNDROBIN, 1, nil, []int{0, 1, 2, 0, 1, 2}},
-		{fiov1.FileService_FILE_SERVICE_ROUNDROBIN, 2, nil, []int{0, 0, 1, 1, 2, 2, 0}},
-		{fiov1.FileService_FILE_SERVICE_ROUNDROBIN, 1, []bool{false, true, false}, []int{0, 2, 0, 2}},
-		{fiov1.FileService_FILE_SERVICE_SEQUENTIAL, 1, nil, []int{0, 0, 0, 0}},
-		{fiov1.FileService_FILE_SERVICE_SEQUENTIAL, 1, []bool{true, false, false}, []int{1, 1, 1}},
+		{fiov1.FileService_FILE_SERVICE_ROUNDROBIN, 1, 3, nil, []int{0, 1, 2, 0, 1, 2}},
+		{fiov1.FileService_FILE_SERVICE_ROUNDROBIN, 2, 3, nil, []int{0, 0, 1, 1, 2, 2, 0}},
+		{fiov1.FileService_FILE_SERVICE_ROUNDROBIN, 1, 3, []bool{false, true, false}, []int{0, 2, 0, 2}},
+		{fiov1.FileService_FILE_SERVICE_SEQUENTIAL, 1, 3, nil, []int{0, 0, 0, 0}},
+		{fiov1.FileService_FILE_SERVICE_SEQUENTIAL, 1, 3, []bool{true, false, false}, []int{1, 1, 1}},
+		// openfiles=1: the turn moves on, the files not open are busy
+		{fiov1.FileService_FILE_SERVICE_ROUNDROBIN, 1, 1, nil, []int{0, -1, -1, 0, -1, -1}},
+		{fiov1.FileService_FILE_SERVICE_ROUNDROBIN, 1, 2, nil, []int{0, 1, -1, 0, 1, -1}},
 	}
 	for _, tt := range tests {
-		c := &clone{fsv: fileService{mode: tt.mode, nr: tt.nr, cur: -1}}
+		c := &clone{fsv: fileService{mode: tt.mode, nr: tt.nr, cur: -1, maxOpen: tt.maxOpen}}
 		for i := range 3 {
 			c.files = append(c.files, &cfile{done: i < len(tt.done) && tt.done[i]})
 		}
@@ -201,7 +205,7 @@ func TestPickFileIsFios(t *testing.T) {
 // TestPickFileAllocatesNothing: choosing the file of an I/O is on the hot
 // path.
 func TestPickFileAllocatesNothing(t *testing.T) {
-	c := &clone{fsv: fileService{mode: fiov1.FileService_FILE_SERVICE_RANDOM, nr: 1, cur: -1, rnd: newTaus88(1)}}
+	c := &clone{fsv: fileService{mode: fiov1.FileService_FILE_SERVICE_RANDOM, nr: 1, cur: -1, rnd: newTaus88(1), maxOpen: 4}}
 	for range 4 {
 		c.files = append(c.files, &cfile{gen: &generator{}})
 	}
@@ -216,8 +220,9 @@ type ioEntry struct {
 	off, size string
 }
 
-// readIOLog reads a fio version 3 I/O log's I/Os (syncs without their
-// offset: fio's libaio gives a sync the offset its io_u had before).
+// readIOLog reads a fio version 3 I/O log's file actions and I/Os (syncs
+// without their offset: fio's libaio gives a sync the offset its io_u had
+// before).
 func readIOLog(t *testing.T, path string) []ioEntry {
 	t.Helper()
 	f, err := os.Open(path)
@@ -229,6 +234,10 @@ func readIOLog(t *testing.T, path string) []ioEntry {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fl := strings.Fields(sc.Text())
+		if len(fl) == 3 && (fl[2] == "add" || fl[2] == "open" || fl[2] == "close") {
+			out = append(out, ioEntry{file: filepath.Base(fl[1]), op: fl[2]})
+			continue
+		}
 		if len(fl) < 5 || (fl[2] != "read" && fl[2] != "write" && fl[2] != "sync") {
 			continue
 		}
@@ -245,6 +254,9 @@ func readIOLog(t *testing.T, path string) []ioEntry {
 func perFile(log []ioEntry) map[string][2]int64 {
 	m := map[string][2]int64{}
 	for _, e := range log {
+		if e.size == "" && e.op != "sync" {
+			continue // a file action
+		}
 		k := e.file + " " + e.op
 		v := m[k]
 		var n int64
@@ -332,6 +344,11 @@ func TestSeveralFilesMatchFio(t *testing.T) {
 		{"normal", []string{"--rw=write", "--size=4m", "--bs=4k", "--nrfiles=8", "--file_service_type=normal:20"}, true},
 		{"zipf centered", []string{"--rw=write", "--size=4m", "--bs=4k", "--nrfiles=8", "--file_service_type=zipf:1.4:0.3"}, true},
 		{"gauss mix loops", []string{"--rw=rw", "--size=4m", "--bs=4k", "--nrfiles=6", "--file_service_type=gauss:5:0.2", "--loops=2"}, true},
+		{"openfiles=1", []string{"--rw=write", "--size=3m", "--bs=64k", "--nrfiles=3", "--openfiles=1"}, true},
+		{"openfiles random", []string{"--rw=write", "--size=3m", "--bs=64k", "--nrfiles=4", "--openfiles=2", "--file_service_type=random"}, true},
+		{"openfiles mix loops", []string{"--rw=rw", "--size=3m", "--bs=4k", "--nrfiles=5", "--openfiles=3", "--file_service_type=roundrobin:3", "--loops=2"}, true},
+		{"openfiles libaio", []string{"--rw=write", "--size=2m", "--bs=4k", "--nrfiles=4", "--openfiles=2", "--ioengine=libaio", "--iodepth=8"}, true},
+		{"zipf create_on_open", []string{"--rw=write", "--size=4m", "--bs=4k", "--nrfiles=8", "--file_service_type=zipf", "--create_on_open=1"}, true},
 		{"randwrite gauss", []string{"--rw=randwrite", "--size=4m", "--bs=4k", "--nrfiles=5", "--file_service_type=gauss:10:0.7"}, false},
 		{"randwrite random", []string{"--rw=randwrite", "--size=3m", "--bs=4k", "--nrfiles=3", "--file_service_type=random"}, false},
 		{"format numjobs", []string{"--rw=read", "--size=2m", "--bs=16k", "--nrfiles=2", "--numjobs=2", "--filename_format=$jobname-$jobnum-f$filenum.dat"}, false},
@@ -403,4 +420,21 @@ func at(log []ioEntry, i int) any {
 		return log[i]
 	}
 	return "none"
+}
+
+// TestSeveralFilesDoNotAllocate: choosing each I/O's file (round robin,
+// random, zipf) and the passes of loops= allocate nothing per I/O.
+func TestSeveralFilesDoNotAllocate(t *testing.T) {
+	for _, tt := range []struct{ engine, service string }{
+		{"psync", "roundrobin"}, {"libaio", "random:2"}, {"io_uring", "zipf"}, {"psync", "sequential"},
+	} {
+		base := []string{"--name=a", "--rw=randwrite", "--direct=1", "--fsync=4", "--iodepth=8", "--ioengine=" + tt.engine,
+			"--nrfiles=4", "--file_service_type=" + tt.service, "--loops=2"}
+		small := mallocsForRun(t, append(base, "--size=256k")...)
+		large := mallocsForRun(t, append(base, "--size=1m")...)
+		t.Logf("%s %s: mallocs %d (128 I/Os) vs %d (512 I/Os)", tt.engine, tt.service, small, large)
+		if large > small+16 {
+			t.Errorf("%s %s: 128 I/Os allocate %d times, 512 I/Os %d; want no per-I/O allocation", tt.engine, tt.service, small, large)
+		}
+	}
 }

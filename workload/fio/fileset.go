@@ -21,24 +21,30 @@ type cfile struct {
 	size   uint64
 	gen    *generator
 	done   bool // this loop's I/O in the file is issued (fio_file_done)
+	// open is fio's FIO_FILE_open: the file takes I/O until it is done
+	// (openfiles= bounds how many are); its descriptor, once opened,
+	// stays open until the job ends.
+	open bool
 }
 
 // fileService is fio's get_next_file for a clone with several files: the
 // file each I/O goes to, and the bytes the job issues per loop over all
 // of them. Nothing here allocates or locks: the clone's goroutine owns it.
 type fileService struct {
-	mode   fiov1.FileService
-	nr     uint32 // file_service_nr: I/Os per turn
-	left   uint32 // fio's file_service_left
-	next   int    // round robin's next file
-	cur    int    // the file in service, -1 = none
-	rnd    *taus88
-	dist   *fileDist // zipf, pareto, normal
-	nDone  int
-	issued uint64 // bytes handed out, all loops
-	limit  uint64 // bytes per loop: io_size=, or size= as setup_files leaves it
-	total  uint64 // limit times loops=: where fio's do_io stops issuing
-	maxBS  uint64
+	mode    fiov1.FileService
+	nr      uint32 // file_service_nr: I/Os per turn
+	left    uint32 // fio's file_service_left
+	next    int    // round robin's next file
+	cur     int    // the file in service, -1 = none
+	rnd     *taus88
+	dist    *fileDist // zipf, pareto, normal
+	nDone   int
+	nOpen   int    // files open (fio's nr_open_files)
+	maxOpen int    // openfiles=, default every file
+	issued  uint64 // bytes handed out, all loops
+	limit   uint64 // bytes per loop: io_size=, or size= as setup_files leaves it
+	total   uint64 // limit times loops=: where fio's do_io stops issuing
+	maxBS   uint64
 	// fio re-seeds a repeatable job's generators every loop
 	fileSeed, mixSeed uint32
 }
@@ -110,7 +116,11 @@ func planFiles(c *clone, paths []beneath.Path, thread int) error {
 	if j.Randrepeat {
 		mixSeed = fioSeed(j.Randseed, thread, fioRandMixOff)
 	}
-	c.fsv = fileService{mode: mode, nr: nr, cur: -1, limit: limit, total: limit * uint64(max(j.Loops, 1)),
+	maxOpen := len(paths)
+	if j.OpenFiles > 0 && int(j.OpenFiles) < maxOpen {
+		maxOpen = int(j.OpenFiles)
+	}
+	c.fsv = fileService{mode: mode, nr: nr, cur: -1, maxOpen: maxOpen, limit: limit, total: limit * uint64(max(j.Loops, 1)),
 		maxBS: max(j.Bs, 1), fileSeed: uint32(fileSeed), mixSeed: uint32(mixSeed)}
 	if limit > 0 && c.fsv.total/limit != uint64(max(j.Loops, 1)) {
 		c.fsv.total = math.MaxUint64
@@ -128,10 +138,11 @@ func planFiles(c *clone, paths []beneath.Path, thread int) error {
 // pickFile is fio's __get_next_file: the file in service keeps the I/O
 // for file_service_nr I/Os (sequential: until it is done), then the next
 // file not done is taken in turn, or at random (fio's next_file_state
-// generator, so that the files get the I/O counts fio gives them).
+// generator, so that the files get the I/O counts fio gives them). A file
+// chosen that is not open while openfiles= are gives -1 (fio's -EBUSY).
 func (c *clone) pickFile() int {
 	fs := &c.fsv
-	if fs.cur >= 0 && !c.files[fs.cur].done {
+	if fs.cur >= 0 && c.files[fs.cur].open {
 		if fs.mode == fiov1.FileService_FILE_SERVICE_SEQUENTIAL {
 			return fs.cur
 		}
@@ -163,16 +174,43 @@ func (c *clone) pickFile() int {
 			}
 		}
 	}
+	if f := c.files[i]; !f.open {
+		if fs.nOpen >= fs.maxOpen {
+			return -1
+		}
+		f.open = true
+		fs.nOpen++
+		if c.iolog != nil {
+			c.iolog.name = ioLogName(f.path)
+			c.iolog.file(c.now(), "open")
+		}
+	}
 	fs.cur = i
 	fs.left = fs.nr - 1 // fio's unsigned: :0 keeps a file until it is done
 	return i
 }
 
+// closeTurn ends file i's turn for the pass (fio's td_io_close_file when
+// a file is done): another may be opened in its place.
+func (c *clone) closeTurn(f *cfile) {
+	if !f.open {
+		return
+	}
+	f.open = false
+	c.fsv.nOpen--
+	if c.iolog != nil {
+		c.iolog.name = ioLogName(f.path)
+		c.iolog.file(c.now(), "close")
+	}
+}
+
 // restartFiles begins a new pass over every file, as fio's
-// clear_io_state: the files' offsets from their start, the mix's count
-// afresh and, for a repeatable job, the file choice and the mix re-seeded.
+// clear_io_state: the files closed and their offsets from their start,
+// the mix's count afresh and, for a repeatable job, the file choice and
+// the mix re-seeded.
 func (c *clone) restartFiles() {
 	for _, f := range c.files {
+		c.closeTurn(f)
 		f.done = false
 		f.gen.restart()
 	}
@@ -237,6 +275,15 @@ func (c *clone) nextOpFiles() (op int, off, n uint64) {
 			continue
 		}
 		i := c.pickFile()
+		if i < 0 {
+			return opBusy, 0, 0
+		}
+		if f := c.files[i]; f.fd < 0 && !isNull(c.job) {
+			if err := c.openFD(f); err != nil {
+				c.fileErr = err
+				return opDone, 0, 0
+			}
+		}
 		c.use(i)
 		if c.syncDue() {
 			if c.iolog != nil {
@@ -269,11 +316,13 @@ func (c *clone) nextOpFiles() (op int, off, n uint64) {
 				if fails++; fails > 2*len(c.files)+2 {
 					return opDone, 0, 0 // regions with no block in them
 				}
+				c.closeTurn(c.files[i])
 				c.gen.restart()
 				continue
 			}
 			c.files[i].done = true
 			fs.nDone++
+			c.closeTurn(c.files[i])
 			continue
 		}
 		fails = 0
@@ -298,7 +347,10 @@ func (c *clone) nextOpFiles() (op int, off, n uint64) {
 
 // endFsyncFiles is end_fsync=1 over every file, as fio syncs each.
 func (c *clone) endFsyncFiles() error {
-	for i := range c.files {
+	for i, f := range c.files {
+		if f.fd < 0 && !isNull(c.job) {
+			continue // never opened: nothing written
+		}
 		c.use(i)
 		if err := c.doSync(); err != nil {
 			return err

@@ -30,11 +30,12 @@ func openIOLog(c *clone) error {
 	c.iolog.buf = append(c.iolog.buf, ioLogHeader...)
 	// the job's clock starts with its I/O; the files are added and opened
 	// before, at its origin
-	for _, what := range []string{"add", "open"} {
-		for _, cf := range c.files {
-			c.iolog.name = ioLogName(cf.path)
-			c.iolog.file(0, what)
-		}
+	for _, cf := range c.files {
+		c.iolog.name = ioLogName(cf.path)
+		c.iolog.file(0, "add")
+	}
+	if len(c.files) == 1 {
+		c.iolog.file(0, "open") // several files are opened as their turns come
 	}
 	c.iolog.name = ioLogName(c.path)
 	return nil
@@ -81,6 +82,11 @@ func (l *ioLog) flush() {
 // close logs the file's close and writes the log out.
 func (l *ioLog) close(ns int64) error {
 	l.file(ns, "close")
+	return l.closeQuiet()
+}
+
+// closeQuiet writes the log out (its files were closed already).
+func (l *ioLog) closeQuiet() error {
 	l.flush()
 	return l.f.Close()
 }

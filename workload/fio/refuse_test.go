@@ -29,7 +29,7 @@ func TestParseOnlyAcceptsWhatFioAccepts(t *testing.T) {
 		{"zonesize-alone", "[j]\nsize=8m\nzonesize=1m\n", true, "--zonemode=none and --zonesize are not compatible"},
 		{"strided-no-size", "[j]\nsize=8m\nzonemode=strided\n", true, "--zonesize must be specified"},
 		{"prerun", "[j]\nsize=8m\nexec_prerun=true\n", true, "prerun.fio:3: option exec_prerun=true: not supported: running commands"},
-		{"files", "[j]\nsize=8m\nnrfiles=4\nopenfiles=2\n", true, "option nrfiles=4: not supported: openfiles=2 below the job's 4 files"},
+		{"files", "[j]\nsize=8m\nnrfiles=4\nioengine=mmap\n", true, "option nrfiles=4: not supported: ioengine=mmap with several files"},
 		{"colon", "[j]\nsize=8m\nfilename=a:b\nunlink_each_loop=1\n", true, "option unlink_each_loop=1"},
 		{"files-verify", "[j]\nsize=8m\nnrfiles=2\nrw=write\nverify=md5\n", true, "verify= with several files"},
 		{"uring-option", "[j]\nsize=8m\nioengine=io_uring\nsqthread_poll=1\n", true, "writepath's io_uring engine runs with fio's engine defaults; its sqthread_poll option"},

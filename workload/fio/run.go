@@ -453,6 +453,9 @@ func (c *clone) run(ctx context.Context) error {
 	}
 	c.leaveFlow()
 	if err == nil {
+		err = c.fileErr
+	}
+	if err == nil {
 		err = c.rate.err
 	}
 	if err == nil {
@@ -485,12 +488,21 @@ func (c *clone) run(ctx context.Context) error {
 // closeIOLog logs every file's close and writes the I/O log out.
 func (c *clone) closeIOLog() error {
 	now := c.now()
-	for _, f := range c.files[:max(len(c.files), 1)-1] {
-		c.iolog.name = ioLogName(f.path)
-		c.iolog.file(now, "close")
-	}
-	if len(c.files) > 0 {
-		c.iolog.name = ioLogName(c.files[len(c.files)-1].path)
+	if len(c.files) > 1 {
+		// the files still open close now; the log's own close ends it
+		var last *cfile
+		for _, f := range c.files {
+			if f.open {
+				if last != nil {
+					c.closeTurn(last)
+				}
+				last = f
+			}
+		}
+		if last == nil {
+			return c.iolog.closeQuiet()
+		}
+		c.iolog.name = ioLogName(last.path)
 	}
 	err := c.iolog.close(now)
 	c.iolog = nil
@@ -516,37 +528,11 @@ func openClone(c *clone) error {
 		c.bufs, err = newBuffers(depth, j.Bs, c.seed, c.bufFill)
 		return err
 	}
-	flags := unix.O_RDONLY | unix.O_CLOEXEC
-	if c.does(dirWrite) || c.does(dirTrim) { // BLKDISCARD needs the device open for writing
-		flags = unix.O_RDWR | unix.O_CLOEXEC
-	}
-	if j.Direct {
-		flags |= unix.O_DIRECT
-	}
-	switch j.Sync {
-	case fiov1.SyncMode_SYNC_MODE_SYNC:
-		flags |= unix.O_SYNC
-	case fiov1.SyncMode_SYNC_MODE_DSYNC:
-		flags |= unix.O_DSYNC
-	}
-	if j.CreateOnOpen && c.does(dirWrite) {
-		flags |= unix.O_CREAT // nothing was laid out: the file is made now, as fio's create_on_open
-	}
-	for i, f := range c.files {
-		fd, err := f.file.Open(flags, 0o644)
-		if err != nil {
-			if j.Direct && err == unix.EINVAL {
-				return fmt.Errorf("job %s: open %s with O_DIRECT: %w", j.Name, f.path, ErrDirectUnsupported)
-			}
-			return fmt.Errorf("job %s: open %s: %w", j.Name, f.path, err)
-		}
-		f.fd = fd
-		if i == 0 {
-			c.use(0)
-		}
-		if !j.Direct && j.Invalidate {
-			// fio's invalidate=1: start buffered jobs from a cold page cache.
-			_ = unix.Fadvise(fd, int64(f.offset), int64(f.size), unix.FADV_DONTNEED)
+	// A job with several files opens each when its turn first comes, as
+	// fio's get_next_file (create_on_open makes it then).
+	if len(c.files) == 1 {
+		if err := c.openFD(c.files[0]); err != nil {
+			return err
 		}
 	}
 	c.use(0)
@@ -564,6 +550,40 @@ func openClone(c *clone) error {
 	c.bufs, err = newBuffers(depth, j.Bs, c.seed, c.bufFill)
 	if err != nil {
 		return fmt.Errorf("job %s: %w", j.Name, err)
+	}
+	return nil
+}
+
+// openFD opens one of the clone's files with the job's flags.
+func (c *clone) openFD(f *cfile) error {
+	j := c.job
+	flags := unix.O_RDONLY | unix.O_CLOEXEC
+	if c.does(dirWrite) || c.does(dirTrim) { // BLKDISCARD needs the device open for writing
+		flags = unix.O_RDWR | unix.O_CLOEXEC
+	}
+	if j.Direct {
+		flags |= unix.O_DIRECT
+	}
+	switch j.Sync {
+	case fiov1.SyncMode_SYNC_MODE_SYNC:
+		flags |= unix.O_SYNC
+	case fiov1.SyncMode_SYNC_MODE_DSYNC:
+		flags |= unix.O_DSYNC
+	}
+	if j.CreateOnOpen && c.does(dirWrite) {
+		flags |= unix.O_CREAT // nothing was laid out: the file is made now, as fio's create_on_open
+	}
+	fd, err := f.file.Open(flags, 0o644)
+	if err != nil {
+		if j.Direct && err == unix.EINVAL {
+			return fmt.Errorf("job %s: open %s with O_DIRECT: %w", j.Name, f.path, ErrDirectUnsupported)
+		}
+		return fmt.Errorf("job %s: open %s: %w", j.Name, f.path, err)
+	}
+	f.fd = fd
+	if !j.Direct && j.Invalidate {
+		// fio's invalidate=1: start buffered jobs from a cold page cache.
+		_ = unix.Fadvise(fd, int64(f.offset), int64(f.size), unix.FADV_DONTNEED)
 	}
 	return nil
 }
