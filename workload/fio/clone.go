@@ -26,6 +26,9 @@ const (
 	// are open): what flies may complete, then the choice is made again,
 	// as fio's -EBUSY from get_next_file
 	opBusy = 7
+	// opPass: a loop is over and unlink_each_loop=1 removes the files:
+	// what flies completes first, as fio's loop ends once its I/O is in
+	opPass = 8
 )
 
 // clone is one running copy of a job (numjobs makes several). All of its
@@ -47,13 +50,16 @@ type clone struct {
 	// fileErr is why a file could not be opened when its turn came (the
 	// clone then stops, as fio's job does).
 	fileErr error
-	seed    uint64
-	dev     device
-	fd      int
-	gen     *generator
-	bufs    *buffers
-	st      *jobStats
-	h       [4]*workload.Handle // read, write, trim, sync; nil when unused
+	// passGranted: the loop's end was drained (opPass) and the next may
+	// begin.
+	passGranted bool
+	seed        uint64
+	dev         device
+	fd          int
+	gen         *generator
+	bufs        *buffers
+	st          *jobStats
+	h           [4]*workload.Handle // read, write, trim, sync; nil when unused
 	// bytes count read, written and trimmed bytes per interval (MB/s in
 	// the fabric).
 	bytes [nDirs]*workload.Counter
@@ -285,7 +291,18 @@ func (c *clone) nextOp() (op int, off, n uint64) {
 			if c.loopsLeft <= 1 {
 				return opDone, 0, 0
 			}
+			if c.job.UnlinkEachLoop && !isNull(c.job) && !c.passGranted {
+				c.passGranted = true
+				return opPass, 0, 0
+			}
+			c.passGranted = false
 			c.loopsLeft--
+			if c.iolog != nil {
+				// fio closes and reopens the job's files between loops
+				now := c.now()
+				c.iolog.file(now, "close")
+				c.iolog.file(now, "open")
+			}
 		}
 		c.gen.restart()
 		if off, n, ok = c.gen.next(d); !ok {
@@ -401,6 +418,9 @@ func (c *clone) drained(op int) error {
 	if op == opThink {
 		c.think()
 		return nil
+	}
+	if op == opPass {
+		return c.unlinkFiles()
 	}
 	return c.verifyBacklog()
 }

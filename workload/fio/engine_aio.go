@@ -141,7 +141,7 @@ func (c *clone) fill(a *aioState) (bool, error) {
 				return false, err
 			}
 			continue
-		case opVerify, opThink:
+		case opVerify, opThink, opPass:
 			// the blocks are read back (the pause starts) once what flies
 			// completed
 			if err := c.submit(a); err != nil {

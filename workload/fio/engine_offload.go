@@ -110,7 +110,7 @@ func (q *offloadQueue) fill() (bool, error) {
 				return false, err
 			}
 			continue
-		case opVerify, opThink:
+		case opVerify, opThink, opPass:
 			if err := q.drain(); err != nil {
 				return false, err
 			}

@@ -44,6 +44,11 @@ func (c *clone) runSync() error {
 			continue
 		case opBusy:
 			continue
+		case opPass:
+			if err := c.drained(op); err != nil {
+				return err
+			}
+			continue
 		}
 		if c.rate.until > 0 {
 			// As in fio, the rate wait is not latency: lat starts when

@@ -80,7 +80,7 @@ func (c *clone) fillUring(u *uringState) (bool, error) {
 		if op == opBusy {
 			return false, nil
 		}
-		if op == opVerify || op == opThink {
+		if op == opVerify || op == opThink || op == opPass {
 			if err := c.submitUring(u); err != nil {
 				return false, err
 			}

@@ -202,18 +202,15 @@ func setFilenameFormat(j *fiov1.Job, v string) error {
 	return nil
 }
 
-// setUnlinkEachLoop reads unlink_each_loop=; removing and re-creating
-// the files between loops (fio closes, unlinks and reopens them with
-// O_CREAT) is not built.
+// setUnlinkEachLoop reads unlink_each_loop=: between loops the files are
+// closed and removed, and a job that writes makes them afresh (fio
+// reopens them with O_CREAT).
 func setUnlinkEachLoop(j *fiov1.Job, v string) error {
 	b, err := parseBool(v)
 	if err != nil {
 		return err
 	}
 	j.UnlinkEachLoop = b
-	if b {
-		return runRefusal("removing the files after every loop is not built yet; unlink=1 removes them when the job ends")
-	}
 	return nil
 }
 
@@ -273,6 +270,9 @@ func replaceFold(s, key, val string) string {
 // per job only: the I/O these features do is tied to one descriptor and
 // one region.
 func refuseFileCombos(j *fiov1.Job) {
+	if j.UnlinkEachLoop && (j.Ioengine == fiov1.IOEngine_IO_ENGINE_MMAP || j.ReadIolog != "") {
+		refuse(j, "unlink_each_loop", "1", j.Origin, "unlink_each_loop with ioengine=mmap or read_iolog= is not built")
+	}
 	if !multiFile(j) {
 		return
 	}

@@ -1,8 +1,12 @@
 package fio
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/writepath/writepath/beneath"
 	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
@@ -265,9 +269,16 @@ func (c *clone) nextOpFiles() (op int, off, n uint64) {
 			return opDone, 0, 0
 		}
 		if fs.nDone >= len(c.files) {
-			if !c.anotherPass() {
-				return opDone, 0, 0
+			if !c.passGranted {
+				if !c.anotherPass() {
+					return opDone, 0, 0
+				}
+				if c.job.UnlinkEachLoop && !isNull(c.job) {
+					c.passGranted = true
+					return opPass, 0, 0 // the engine drains, then unlinkFiles
+				}
 			}
+			c.passGranted = false
 			if restarts++; restarts > 1 {
 				return opDone, 0, 0 // a fresh pass had nothing to issue
 			}
@@ -454,4 +465,28 @@ func (d *fileDist) next() int {
 		v = (sum + d.off) % n
 	}
 	return int(v >> fileServiceShift)
+}
+
+// unlinkFiles is unlink_each_loop=1 between loops, once the loop's I/O
+// has completed: every file closed and removed, as fio's clear_io_state
+// and unlink_all_files; a job with one file reopens it now (created
+// afresh when it writes), one with several as their turns come.
+func (c *clone) unlinkFiles() error {
+	for _, f := range c.files {
+		if f.fd >= 0 {
+			_ = unix.Close(f.fd)
+			f.fd = -1
+		}
+		if err := f.file.Remove(); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("job %s: unlink_each_loop: %s: %w", c.job.Name, f.path, err)
+		}
+	}
+	c.fd = -1
+	if len(c.files) == 1 {
+		if err := c.openFD(c.files[0]); err != nil {
+			return err
+		}
+		c.use(0)
+	}
+	return nil
 }

@@ -30,7 +30,7 @@ func TestParseOnlyAcceptsWhatFioAccepts(t *testing.T) {
 		{"strided-no-size", "[j]\nsize=8m\nzonemode=strided\n", true, "--zonesize must be specified"},
 		{"prerun", "[j]\nsize=8m\nexec_prerun=true\n", true, "prerun.fio:3: option exec_prerun=true: not supported: running commands"},
 		{"files", "[j]\nsize=8m\nnrfiles=4\nioengine=mmap\n", true, "option nrfiles=4: not supported: ioengine=mmap with several files"},
-		{"colon", "[j]\nsize=8m\nfilename=a:b\nunlink_each_loop=1\n", true, "option unlink_each_loop=1"},
+		{"colon", "[j]\nsize=8m\nfilename=a:b\nrw=trimwrite\n", true, "trimwrite with several files"},
 		{"files-verify", "[j]\nsize=8m\nnrfiles=2\nrw=write\nverify=md5\n", true, "verify= with several files"},
 		{"uring-option", "[j]\nsize=8m\nioengine=io_uring\nsqthread_poll=1\n", true, "writepath's io_uring engine runs with fio's engine defaults; its sqthread_poll option"},
 		{"offload-aio", "[j]\nsize=8m\nioengine=libaio\nio_submit_mode=offload\n", true, "io_submit_mode=offload"},
@@ -79,10 +79,10 @@ func TestParseOnlyAcceptsWhatFioAccepts(t *testing.T) {
 // global's refusal is reported once, not once per job.
 func TestRefusalReplacedBySetting(t *testing.T) {
 	dir := t.TempDir()
-	path := writeJob(t, dir, "g.fio", "[global]\nioengine=null\nsize=1m\nnrfiles=2\nunlink_each_loop=1\n[a]\nunlink_each_loop=0\n[b]\n[c]\n")
+	path := writeJob(t, dir, "g.fio", "[global]\nioengine=rbd\nsize=1m\n[a]\nioengine=null\n[b]\n[c]\n")
 	_, err := ParseArgs([]string{path})
-	if err == nil || strings.Count(err.Error(), "option unlink_each_loop=1") != 1 || strings.Contains(err.Error(), "g.fio:7") {
-		t.Fatalf("ParseArgs = %v; want one refusal of the global's unlink_each_loop=1 (jobs b and c)", err)
+	if err == nil || strings.Count(err.Error(), "option ioengine=rbd") != 1 || strings.Contains(err.Error(), "g.fio:5") {
+		t.Fatalf("ParseArgs = %v; want one refusal of the global's ioengine=rbd (jobs b and c)", err)
 	}
 	path = writeJob(t, dir, "h.fio", "[global]\nioengine=rbd\nsize=1m\n[a]\nioengine=null\n")
 	if _, err := ParseArgs([]string{path}); err != nil {

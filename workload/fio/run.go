@@ -570,8 +570,10 @@ func (c *clone) openFD(f *cfile) error {
 	case fiov1.SyncMode_SYNC_MODE_DSYNC:
 		flags |= unix.O_DSYNC
 	}
-	if j.CreateOnOpen && c.does(dirWrite) {
-		flags |= unix.O_CREAT // nothing was laid out: the file is made now, as fio's create_on_open
+	if (j.CreateOnOpen || j.UnlinkEachLoop) && c.does(dirWrite) {
+		// nothing was laid out (create_on_open), or the last loop removed
+		// the file: it is made now, as fio's open of a job that writes
+		flags |= unix.O_CREAT
 	}
 	fd, err := f.file.Open(flags, 0o644)
 	if err != nil {
