@@ -263,7 +263,10 @@ func (c *clone) reap(a *aioState) error {
 		a.free = append(a.free, slot)
 		a.inflight--
 		if ev.res < 0 {
-			return c.ioError(a.dir[slot], uint64(a.cbs[slot].offset), a.cbs[slot].nbytes, unix.Errno(-ev.res))
+			if err := c.ioFailed(a.dir[slot], uint64(a.cbs[slot].offset), a.cbs[slot].nbytes, unix.Errno(-ev.res)); err != nil {
+				return err
+			}
+			continue
 		}
 		c.prioIdx = a.prio[slot]
 		c.complete(a.dir[slot], a.start[slot], a.issue[slot], now, ev.res, int64(a.cbs[slot].nbytes), uint64(a.cbs[slot].offset), true)

@@ -211,7 +211,7 @@ func (q *offloadQueue) reap() error {
 	q.flying--
 	q.free = append(q.free, slot)
 	if err := q.errs[slot]; err != nil {
-		return c.ioError(q.dir[slot], q.off[slot], q.want[slot], err)
+		return c.ioFailed(q.dir[slot], q.off[slot], q.want[slot], err)
 	}
 	c.complete(q.dir[slot], q.start[slot], q.issue[slot], q.end[slot], int64(q.res[slot]), int64(q.want[slot]), q.off[slot], true)
 	if q.dir[slot] == dirRead && c.checkReads {

@@ -65,7 +65,10 @@ func (c *clone) runSync() error {
 		n, err := c.syncIO(op, buf, off)
 		end := c.now()
 		if err != nil {
-			return c.ioError(op, off, want, err)
+			if err := c.ioFailed(op, off, want, err); err != nil {
+				return err
+			}
+			continue
 		}
 		if c.recording {
 			c.st.level[0]++
@@ -165,7 +168,7 @@ func (c *clone) trimNow(off, n uint64) error {
 	_, err := c.trim(off, n)
 	end := c.now()
 	if err != nil {
-		return c.ioError(dirTrim, off, n, err)
+		return c.ioFailed(dirTrim, off, n, err)
 	}
 	c.prioIdx = 0
 	c.complete(dirTrim, start, start, end, int64(n), int64(n), off, false)

@@ -237,7 +237,7 @@ func (c *clone) completeCQE(u *uringState, cqe uringCQE) error {
 	case cqe.res < 0 && d == opSync:
 		return c.syncError(unix.Errno(-cqe.res))
 	case cqe.res < 0:
-		return c.ioError(d, u.r.sqes[slot].off, uint64(u.r.sqes[slot].len), unix.Errno(-cqe.res))
+		return c.ioFailed(d, u.r.sqes[slot].off, uint64(u.r.sqes[slot].len), unix.Errno(-cqe.res))
 	case d == opSync:
 		c.completeSync(u.start[slot], now)
 	default:

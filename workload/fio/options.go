@@ -138,6 +138,8 @@ var optionTable = []namedOption{
 	opt("flow_sleep", false, "How many microseconds to sleep after being held back by the flow control mechanism", setFlowSleep),
 	opt("io_submit_mode", false, "How IO submissions and completions are done (inline, offload)", setSubmitMode),
 	opt("serialize_overlap", true, "Wait for in-flight IOs that collide to complete", boolOpt(func(j *fiov1.Job, b bool) { j.SerializeOverlap = b })),
+	opt("continue_on_error", false, "Continue on non-fatal errors during IO", setContinueOnError),
+	opt("ignore_error", false, "Set a specific list of errors to ignore", setIgnoreError),
 	opt("max_latency", false, "Maximum tolerated IO latency (usec)", setMaxLatency),
 	opt("latency_target", false, "Ramp to max queue depth supporting this latency", usecOpt(func(j *fiov1.Job, ns int64) { j.LatencyTargetNs = uint64(ns) })),
 	opt("latency_window", false, "Time to sustain latency_target", usecOpt(func(j *fiov1.Job, ns int64) { j.LatencyWindowNs = uint64(ns) })),

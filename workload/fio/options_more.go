@@ -42,7 +42,6 @@ var refused = map[string]string{
 	"ss":                   "steady-state detection is not supported",
 	"mem":                  "I/O buffers are always anonymous memory (mmap)",
 	"iomem":                "I/O buffers are always anonymous memory (mmap)",
-	"continue_on_error":    "a job stops at its first error",
 	"create_serialize":     "files are laid out one after the other",
 	"numa_cpu_nodes":       "NUMA placement is not supported; use cpus_allowed",
 	"numa_mem_policy":      "NUMA placement is not supported",

@@ -72,7 +72,7 @@ func optionsJSON(opts []*fiov1.Option) obj {
 func jobJSON(e entry, v *view, plus bool) obj {
 	st, j := e.st, e.job
 	o := obj{
-		{"jobname", e.name}, {"groupid", e.group}, {"error", errnoOf(e.err)}, {"eta", 0},
+		{"jobname", e.name}, {"groupid", e.group}, {"error", jobErrno(e)}, {"eta", 0},
 		{"elapsed", int64(v.elapsed.Round(time.Second).Seconds())},
 		{"job options", optionsJSON(e.job.Options)},
 	}
@@ -98,6 +98,11 @@ func jobJSON(e entry, v *view, plus bool) obj {
 		kv{"latency_ns", latBucketsJSON(lat, 1, nsLabels)},
 		kv{"latency_us", latBucketsJSON(lat, 1e3, nsLabels)},
 		kv{"latency_ms", latBucketsJSON(lat, 1e6, msLabels)},
+	)
+	if j.ContinueOnError != 0 {
+		o = append(o, kv{"total_err", st.totalErr}, kv{"first_error", st.firstError})
+	}
+	o = append(o,
 		kv{"latency_depth", latDepthOf(e)}, kv{"latency_target", e.job.LatencyTargetNs},
 		kv{"latency_percentile", latPercentile(e.job)}, kv{"latency_window", e.job.LatencyWindowNs / 1000})
 	return o
@@ -128,7 +133,7 @@ func dirJSON(e entry, d int, plus bool) obj {
 	o := obj{
 		{"io_bytes", ds.bytes}, {"io_kbytes", ds.bytes >> 10},
 		{"bw_bytes", int64(bwBytes)}, {"bw", int64(bwBytes / 1024)}, {"iops", iops},
-		{"runtime", ms}, {"total_ios", ds.ios}, {"short_ios", short}, {"drop_ios", 0},
+		{"runtime", ms}, {"total_ios", ds.ios + ds.errored}, {"short_ios", short}, {"drop_ios", 0},
 		{"slat_ns", withMean(latJSON(ds.slat, j.SlatPercentiles, plus, pl), exactMean(ds.slat, ds.slatSum))},
 		{"clat_ns", withMean(latJSON(ds.clat, j.ClatPercentiles, plus, pl), exactMean(ds.clat, ds.clatSum))},
 		{"lat_ns", withMean(latJSON(ds.lat, j.LatPercentiles, plus, pl), exactMean(ds.lat, ds.latSum))},

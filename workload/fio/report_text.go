@@ -90,7 +90,10 @@ func textEntry(b *bufio.Writer, e entry, v *view) {
 	fmt.Fprintf(b, "     complete  : %s\n", textBuckets(st.complete, st.completes, batchLabels))
 	// fio 3.33 prints fdatasyncs as read shorts (see dirJSON).
 	fmt.Fprintf(b, "     issued rwts: total=%d,%d,%d,%d short=%d,%d,%d,0 dropped=0,0,0,0\n",
-		st.dir[0].ios, st.dir[1].ios, st.dir[2].ios, st.syncIOs, st.dir[0].short+st.datasyncIOs, st.dir[1].short, st.dir[2].short)
+		st.dir[0].ios+st.dir[0].errored, st.dir[1].ios+st.dir[1].errored, st.dir[2].ios+st.dir[2].errored, st.syncIOs, st.dir[0].short+st.datasyncIOs, st.dir[1].short, st.dir[2].short)
+	if e.job.ContinueOnError != 0 {
+		fmt.Fprintf(b, "     errors    : total=%d, first_error=%d/<%s>\n", st.totalErr, st.firstError, strerror(st.firstError))
+	}
 	fmt.Fprintf(b, "     latency   : target=%d, window=%d, percentile=%.2f%%, depth=%d\n",
 		e.job.LatencyTargetNs, e.job.LatencyWindowNs/1000, latPercentile(e.job), latDepthOf(e))
 	if st.late > 0 {

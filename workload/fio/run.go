@@ -467,7 +467,7 @@ func (c *clone) run(ctx context.Context) error {
 	if err == nil && c.verify != nil && c.job.DoVerify && c.does(dirWrite) {
 		err = c.verifyPass()
 	}
-	if err == nil {
+	if err == nil && !c.verifyContinues() {
 		err = c.verify.result(c.job.Name)
 	}
 	c.finish()

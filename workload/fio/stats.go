@@ -23,6 +23,7 @@ type dirStats struct {
 	// Recorder's count (collect).
 	ios, bytes int64
 	short      int64
+	errored    int64   // I/Os that failed (issued: in fio's total_ios)
 	bw, iops   samples // per-window KiB/s and IOPS
 	winBytes   int64   // bytes in the current sample window
 	winIOs     int64
@@ -171,6 +172,8 @@ type jobStats struct {
 	submits, completes      int64
 	late                    int64 // rate_iops: I/Os started late
 	latDepth                int   // latency_depth: where latency_target's search ended (0: iodepth)
+	totalErr                int64 // continue_on_error: errors let pass (fio's total_err)
+	firstError              int   // and the first one's errno
 	jobs                    int   // clones merged in
 }
 
@@ -202,6 +205,7 @@ func (s *jobStats) merge(o *jobStats, group bool) error {
 		a.ios += b.ios
 		a.bytes += b.bytes
 		a.short += b.short
+		a.errored += b.errored
 		a.clatSum += b.clatSum
 		a.latSum += b.latSum
 		a.slatSum += b.slatSum
@@ -222,6 +226,8 @@ func (s *jobStats) merge(o *jobStats, group bool) error {
 	s.datasyncIOs += o.datasyncIOs
 	s.runtime += o.runtime
 	s.wall = max(s.wall, o.wall)
+	s.totalErr += o.totalErr
+	s.firstError = o.firstError // fio's group takes its last job's
 	if o.latDepth > 0 {
 		s.latDepth = o.latDepth // fio's group takes its last job's
 	}

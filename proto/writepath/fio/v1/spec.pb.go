@@ -1322,9 +1322,17 @@ type Job struct {
 	LatencyRun        bool     `protobuf:"varint,203,opt,name=latency_run,json=latencyRun,proto3" json:"latency_run,omitempty"`
 	// max_latency= per direction (read, write, trim; ns): an I/O slower
 	// than this fails the job with ETIMEDOUT, as fio's lat_fatal.
-	MaxLatencyNs  []uint64 `protobuf:"varint,204,rep,packed,name=max_latency_ns,json=maxLatencyNs,proto3" json:"max_latency_ns,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	MaxLatencyNs []uint64 `protobuf:"varint,204,rep,packed,name=max_latency_ns,json=maxLatencyNs,proto3" json:"max_latency_ns,omitempty"`
+	// continue_on_error=: the error types (bit 0 read, 1 write, 2 verify)
+	// whose listed errors are counted and do not stop the job;
+	// ignore_error= gives the lists per type (errno values; none given:
+	// fio's EIO and EILSEQ) and sets the type's bit.
+	ContinueOnError   uint32   `protobuf:"varint,205,opt,name=continue_on_error,json=continueOnError,proto3" json:"continue_on_error,omitempty"`
+	IgnoreErrorRead   []uint32 `protobuf:"varint,206,rep,packed,name=ignore_error_read,json=ignoreErrorRead,proto3" json:"ignore_error_read,omitempty"`
+	IgnoreErrorWrite  []uint32 `protobuf:"varint,207,rep,packed,name=ignore_error_write,json=ignoreErrorWrite,proto3" json:"ignore_error_write,omitempty"`
+	IgnoreErrorVerify []uint32 `protobuf:"varint,208,rep,packed,name=ignore_error_verify,json=ignoreErrorVerify,proto3" json:"ignore_error_verify,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *Job) Reset() {
@@ -2330,6 +2338,34 @@ func (x *Job) GetMaxLatencyNs() []uint64 {
 	return nil
 }
 
+func (x *Job) GetContinueOnError() uint32 {
+	if x != nil {
+		return x.ContinueOnError
+	}
+	return 0
+}
+
+func (x *Job) GetIgnoreErrorRead() []uint32 {
+	if x != nil {
+		return x.IgnoreErrorRead
+	}
+	return nil
+}
+
+func (x *Job) GetIgnoreErrorWrite() []uint32 {
+	if x != nil {
+		return x.IgnoreErrorWrite
+	}
+	return nil
+}
+
+func (x *Job) GetIgnoreErrorVerify() []uint32 {
+	if x != nil {
+		return x.IgnoreErrorVerify
+	}
+	return nil
+}
+
 // Refusal is one option a job cannot run with, where it was given and why.
 type Refusal struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2447,7 +2483,7 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
 	"\x04prio\x18\f \x01(\bR\x04prio\x12 \n" +
 	"\vcompression\x18\r \x01(\x04R\vcompression\x12)\n" +
-	"\x10store_compressed\x18\x0e \x01(\bR\x0fstoreCompressed\"\xd4(\n" +
+	"\x10store_compressed\x18\x0e \x01(\bR\x0fstoreCompressed\"\x8e*\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -2613,7 +2649,11 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\x12latency_percentile\x18\xca\x01 \x01(\x01H\x00R\x11latencyPercentile\x88\x01\x01\x12 \n" +
 	"\vlatency_run\x18\xcb\x01 \x01(\bR\n" +
 	"latencyRun\x12%\n" +
-	"\x0emax_latency_ns\x18\xcc\x01 \x03(\x04R\fmaxLatencyNsB\x15\n" +
+	"\x0emax_latency_ns\x18\xcc\x01 \x03(\x04R\fmaxLatencyNs\x12+\n" +
+	"\x11continue_on_error\x18\xcd\x01 \x01(\rR\x0fcontinueOnError\x12+\n" +
+	"\x11ignore_error_read\x18\xce\x01 \x03(\rR\x0fignoreErrorRead\x12-\n" +
+	"\x12ignore_error_write\x18\xcf\x01 \x03(\rR\x10ignoreErrorWrite\x12/\n" +
+	"\x13ignore_error_verify\x18\xd0\x01 \x03(\rR\x11ignoreErrorVerifyB\x15\n" +
 	"\x13_latency_percentile\"_\n" +
 	"\aRefusal\x12\x16\n" +
 	"\x06option\x18\x01 \x01(\tR\x06option\x12\x14\n" +
