@@ -203,6 +203,40 @@ func TestMergeRefusesDuplicatesAndStrangers(t *testing.T) {
 	}
 }
 
+func TestClockIntersectsRoundTrips(t *testing.T) {
+	ms := func(n float64) time.Duration { return time.Duration(n * float64(time.Millisecond)) }
+	t0 := time.Unix(100, 0)
+	// sample is one round trip to a worker whose clock is off ahead of
+	// the coordinator's: out and back are the two legs' delays.
+	type sample struct{ off, out, back float64 }
+	for _, tc := range []struct {
+		name        string
+		samples     []sample
+		offset, rtt float64 // want, ms
+	}{
+		{"one round trip: its middle", []sample{{250, 10, 2}}, 254, 12},
+		{"shortest round trip alone would say +40", []sample{{0, 80, 0}, {0, 0, 100}}, 0, 80},
+		// Every ping queued 30-70 ms on one leg or the other (a loaded
+		// host): each alone is 15-35 ms off, together they pin it.
+		{"legs queued in turn", []sample{{-7, 30, 1}, {-7, 1, 40}, {-7, 70, 1}, {-7, 2, 55}}, -7, 31},
+		// The worker's clock stepped by 500 ms between two pings: no
+		// common range, so the shortest round trip's.
+		{"no common range: shortest round trip", []sample{{0, 5, 5}, {500, 1, 1}}, 500, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var c clock
+			for i, s := range tc.samples {
+				at := t0.Add(time.Duration(i) * time.Second)
+				c.add(at, at.Add(ms(s.out+s.off)), at.Add(ms(s.out+s.back)))
+			}
+			est, ok := c.estimate()
+			if !ok || est.offset != ms(tc.offset) || est.rtt != ms(tc.rtt) {
+				t.Errorf("estimate = offset %v rtt %v (%v); want offset %v rtt %v", est.offset, est.rtt, ok, ms(tc.offset), ms(tc.rtt))
+			}
+		})
+	}
+}
+
 func TestClockPicksShortestRoundTrip(t *testing.T) {
 	var c clock
 	t0 := time.Unix(100, 0)

@@ -70,17 +70,31 @@ func (s *session) end(reason string) {
 	})
 }
 
-// ping queues a Ping and remembers when it left.
-func (s *session) ping(now time.Time) {
+// ping queues a Ping; its send time is stamped as it leaves (sending).
+func (s *session) ping() {
 	s.mu.Lock()
 	s.mu.pingSeq++
 	seq := s.mu.pingSeq
-	s.mu.pings[seq] = now
-	// Forget pings that were never answered, keeping the map bounded.
-	delete(s.mu.pings, seq-clockSamples)
 	s.mu.Unlock()
-	s.send(&writepathv1.ConnectResponse{Msg: &writepathv1.ConnectResponse_Ping{
-		Ping: &writepathv1.Ping{Seq: seq, Sent: timestamppb.New(now)}}})
+	s.send(&writepathv1.ConnectResponse{Msg: &writepathv1.ConnectResponse_Ping{Ping: &writepathv1.Ping{Seq: seq}}})
+}
+
+// sending stamps a Ping with the time it is handed to the stream and
+// remembers it. Stamped when queued, a ping's time in the queue and its
+// wait for this goroutine counted in the outbound leg, which then looked
+// tens of milliseconds longer than the answer's on a loaded coordinator,
+// and every worker's clock offset was estimated that much ahead.
+func (s *session) sending(m *writepathv1.ConnectResponse, now time.Time) {
+	p := m.GetPing()
+	if p == nil {
+		return
+	}
+	p.Sent = timestamppb.New(now)
+	s.mu.Lock()
+	s.mu.pings[p.GetSeq()] = now
+	// Forget pings that were never answered, keeping the map bounded.
+	delete(s.mu.pings, p.GetSeq()-clockSamples)
+	s.mu.Unlock()
 }
 
 // heartbeat records a ping's round trip.

@@ -44,6 +44,7 @@ func (ws *workerService) Connect(stream writepathv1.WorkerService_ConnectServer)
 	for {
 		select {
 		case m := <-s.out:
+			s.sending(m, time.Now())
 			if err := stream.Send(m); err != nil {
 				s.end(fmt.Sprintf("send: %v", err))
 				return nil
@@ -79,7 +80,7 @@ func (c *Coordinator) receive(s *session, stream writepathv1.WorkerService_Conne
 func (c *Coordinator) pinger(s *session) {
 	t := time.NewTicker(c.cfg.HeartbeatInterval)
 	defer t.Stop()
-	s.ping(time.Now())
+	s.ping()
 	for {
 		select {
 		case <-s.done:
@@ -89,7 +90,7 @@ func (c *Coordinator) pinger(s *session) {
 				s.end(fmt.Sprintf("heartbeat timeout: silent for %v", silent.Round(time.Millisecond)))
 				return
 			}
-			s.ping(now)
+			s.ping()
 		}
 	}
 }
