@@ -49,7 +49,7 @@ func fleetIntervals(b *testing.B, at time.Time, sparse bool) []*writepathv1.Inte
 // workers through the real path: validate and decode each worker's
 // histograms (size and geometry checks), merge exactly, encode the merged
 // histogram, and commit the merged interval with all 1,000 worker
-// snapshots to bbolt (one fsync), until it is published. One op = one
+// snapshots to bbolt (one fsync), until it is stored. One op = one
 // interval. Sub-benchmarks: the workers' histograms in the sparse wire
 // encoding (what this coordinator asks for) and in HDR's V2 (workers
 // before it).
@@ -66,9 +66,10 @@ func benchMergePersist(b *testing.B, sparse bool) {
 		names[i] = "worker-" + string(rune('a'+i%26)) + "-" + itoa(i)
 	}
 	st := tempStore(b)
-	published := make(chan struct{}, 1)
+	stored := make(chan struct{}, 1)
 	m := newPhaseMerge("r", "load", 0, at, time.Second, time.Second, st, names,
-		func(*writepathv1.MergedInterval) { published <- struct{}{} }, discard())
+		func(*writepathv1.MergedInterval) {}, discard())
+	m.stored = func([]*writepathv1.MergedInterval) { stored <- struct{}{} }
 	var encoded int
 	for _, iv := range ivs {
 		encoded += len(iv.GetOps()[0].GetHdr())
@@ -88,7 +89,7 @@ func benchMergePersist(b *testing.B, sparse bool) {
 				b.Fatal(err)
 			}
 		}
-		<-published // committed and published by the writer
+		<-stored // published, and committed by the writer
 		seq++
 	}
 	if n, err := m.flush(); n != seq || err != nil {

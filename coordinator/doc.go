@@ -9,8 +9,8 @@
 // every merged interval is written to the store when it happens.
 //
 // Timing: the coordinator pings each worker every heartbeat interval and
-// keeps the round trip with the smallest delay as that worker's clock offset
-// estimate (clock.go). A phase starts when every placed worker is ready: the
+// estimates that worker's clock offset from the last round trips (clock.go:
+// the middle of the range all of them allow, else the shortest's). A phase starts when every placed worker is ready: the
 // coordinator picks at = now + margin in its own clock and tells each worker
 // at + offset in the worker's clock, so interval k covers [at+k·d, at+(k+1)·d)
 // on every worker and merging interval k merges one slice of time.
@@ -19,7 +19,9 @@
 // size and geometry checks and merged into one histogram per operation;
 // counters and gauges are summed. Interval k is published once every
 // expected worker reported it or its bounded wait ran out, whichever is
-// first; a late snapshot is merged into the stored interval afterwards.
+// first; it goes to the watchers then, and to the store a commit later
+// (watchers joining in between get it from memory); a late snapshot is
+// merged into the stored interval afterwards.
 //
 // The package knows no workload kind: it plans from the kinds and phases the
 // workers advertise, and forwards specs without decoding them.

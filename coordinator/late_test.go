@@ -95,12 +95,12 @@ func TestWriterBatchesQueuedLateSnapshots(t *testing.T) {
 	release := make(chan struct{})
 	var published []*writepathv1.MergedInterval
 	m := newPhaseMerge("r", "load", 0, at, d, d, st, []string{"a", "b", "c", "d"},
-		func(mi *writepathv1.MergedInterval) {
-			if mi.GetSeq() == 0 {
-				<-release // the writer is busy while late snapshots queue up
-			}
-			published = append(published, mi)
-		}, discard())
+		func(mi *writepathv1.MergedInterval) { published = append(published, mi) }, discard())
+	m.stored = func(mis []*writepathv1.MergedInterval) {
+		if mis[0].GetSeq() == 0 {
+			<-release // the writer is busy while late snapshots queue up
+		}
+	}
 	addOrFail(t, m, "a", workerInterval(t, 0, at, d, []int64{1000}), at.Add(d))
 	m.tick(at.Add(2 * d))
 	for _, w := range []string{"b", "c", "d"} {

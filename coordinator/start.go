@@ -33,6 +33,7 @@ func (r *run) start(p *phaseRun, measured bool) {
 		// Set before the merge is shared (under r.mu below).
 		p.merge.maxQueued = r.c.cfg.MaxQueuedSnapshots
 		p.merge.dropped = func(n int) { r.c.stats.snapshotsDropped.Add(uint64(n)) }
+		p.merge.stored = r.watch.stored
 		r.mu.Lock()
 		r.mu.merge = p.merge
 		r.mu.Unlock()
@@ -56,10 +57,11 @@ func (r *run) start(p *phaseRun, measured bool) {
 	}
 }
 
-// publish sends a merged interval to the run's watchers.
+// publish sends a merged interval to the run's watchers (the store has it
+// a commit later).
 func (r *run) publish(mi *writepathv1.MergedInterval) {
 	r.c.stats.merged(mi, time.Now())
-	r.watch.broadcast(&writepathv1.WatchRunResponse{Event: &writepathv1.WatchRunResponse_Interval{Interval: mi}})
+	r.watch.publish(mi)
 }
 
 // cancelWorkers tells every placed worker to stop the run.

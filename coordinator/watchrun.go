@@ -12,10 +12,11 @@ import (
 // or send fails.
 func (c *Coordinator) Watch(ctx context.Context, id string, send func(*writepathv1.WatchRunResponse) error) error {
 	var live <-chan *writepathv1.WatchRunResponse
+	var unstored []*writepathv1.MergedInterval
 	if r := c.runInFlight(id); r != nil {
-		ch, unsubscribe := r.watch.subscribe()
+		ch, pending, unsubscribe := r.watch.subscribe()
 		defer unsubscribe()
-		live = ch
+		live, unstored = ch, pending
 	}
 	rec, err := c.GetRun(id)
 	if err != nil {
@@ -33,6 +34,16 @@ func (c *Coordinator) Watch(ctx context.Context, id string, send func(*writepath
 	})
 	if err != nil {
 		return err
+	}
+	// Published before the subscription, not stored before the read: in
+	// order after the stored ones (the writer stores in publication order).
+	for _, mi := range unstored {
+		if !sent[intervalKey(mi)] {
+			sent[intervalKey(mi)] = true
+			if err := send(&writepathv1.WatchRunResponse{Event: &writepathv1.WatchRunResponse_Interval{Interval: mi}}); err != nil {
+				return err
+			}
+		}
 	}
 	if live == nil {
 		return nil

@@ -30,7 +30,7 @@ const (
 
 // writeJob is one thing for a phase's writer to do, in order.
 type writeJob struct {
-	mi    *writepathv1.MergedInterval // store, then publish
+	mi    *writepathv1.MergedInterval // published: to store
 	snaps []store.WorkerSnapshot
 	done  chan struct{} // closed when every earlier job is done (sync)
 }
@@ -42,11 +42,11 @@ type lateJob struct {
 	iv     *writepathv1.Interval
 }
 
-// writer persists merged intervals and publishes them, in the order they
-// were merged, then stores the interval's worker snapshots in a commit of
-// their own: a fleet's snapshots are megabytes per interval (1,000 x
-// 2.4 KB, a page each), and their write and fsync no longer delay the
-// publication. A coordinator killed between the two commits keeps the
+// writer persists merged intervals (published as they were merged), in the
+// order they were merged, then stores the interval's worker snapshots in a
+// commit of their own: a fleet's snapshots are megabytes per interval
+// (1,000 x 2.4 KB, a page each), and their write and fsync no longer delay
+// the next merged interval's commit. A coordinator killed between the two commits keeps the
 // merged interval without its snapshots; the run is then interrupted, and
 // its workers' totals are read from the snapshots that were stored.
 //
@@ -118,8 +118,8 @@ func (m *phaseMerge) takeJobs(batch []writeJob, open bool) ([]writeJob, bool) {
 	return batch, true
 }
 
-// write stores merged intervals (one commit), publishes them in order,
-// then stores their snapshots (one commit).
+// write stores merged intervals (one commit), tells stored, then stores
+// their snapshots (one commit).
 func (m *phaseMerge) write(batch []writeJob) error {
 	var mis []*writepathv1.MergedInterval
 	var snaps []store.WorkerSnapshot
@@ -138,11 +138,12 @@ func (m *phaseMerge) write(batch []writeJob) error {
 	}
 	// The snapshots leave the bound once written or given up on.
 	defer m.queued.Add(-int64(len(snaps)))
-	if err := m.st.PutIntervals(m.runID, m.idx, mis, nil); err != nil {
-		return err
+	err := m.st.PutIntervals(m.runID, m.idx, mis, nil)
+	if m.stored != nil {
+		m.stored(mis)
 	}
-	for _, mi := range mis {
-		m.publish(mi)
+	if err != nil {
+		return err
 	}
 	if len(snaps) > 0 {
 		return m.st.PutIntervals(m.runID, m.idx, nil, snaps)

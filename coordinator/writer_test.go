@@ -13,7 +13,7 @@ import (
 )
 
 // TestWriterBehindDropsSnapshotsNotIntervals: while the writer is held
-// (its publish blocks, as a starved disk or CPU would), the snapshots
+// (its stored callback blocks, as a starved disk or CPU would), the snapshots
 // waiting for the store stay within maxQueued: an interval's snapshots
 // past it are dropped, logged once and counted, not queued. Every merged
 // interval is still stored and published in order (the ones that waited
@@ -26,12 +26,12 @@ func TestWriterBehindDropsSnapshotsNotIntervals(t *testing.T) {
 	release := make(chan struct{})
 	published := make(chan uint32, 16)
 	m := newPhaseMerge("r", "load", 0, at, d, time.Second, st, []string{"a", "b"},
-		func(mi *writepathv1.MergedInterval) {
-			if mi.GetSeq() == 0 {
-				<-release
-			}
-			published <- mi.GetSeq()
-		}, slog.New(slog.NewTextHandler(&logs, nil)))
+		func(mi *writepathv1.MergedInterval) { published <- mi.GetSeq() }, slog.New(slog.NewTextHandler(&logs, nil)))
+	m.stored = func(mis []*writepathv1.MergedInterval) {
+		if mis[0].GetSeq() == 0 {
+			<-release
+		}
+	}
 	m.maxQueued = 3 // interval 0's two snapshots fit, the next two intervals' do not
 	dropped := 0
 	m.dropped = func(n int) { dropped += n } // called under the merge lock
@@ -41,7 +41,7 @@ func TestWriterBehindDropsSnapshotsNotIntervals(t *testing.T) {
 		}
 	}
 	for seq := range uint32(3) {
-		add(seq) // the writer holds interval 0 in its publish
+		add(seq) // the writer holds interval 0 once stored
 	}
 	close(release)
 	var order []uint32
