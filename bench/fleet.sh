@@ -3,8 +3,13 @@
 # coordinator` process and internal/fabrictest/fleetsim's simulated workers
 # (the worker protocol over real gRPC, one 5,000-write histogram per worker,
 # in the encoding the coordinator asks for: sparse, or V2 for a BIN before it,
-# per 1 s interval). Prints the publish latency of the merged intervals
-# (p50/p99/max of "published N ms after its end"), the coordinator's CPU per
+# per 1 s interval; the fleet idles 16 s once connected, as a fleet does
+# between runs, so its clock offsets are estimated from 16 pings). Prints the
+# publish latency of the merged intervals (p50/p99/max of "published N ms
+# after its end": from the interval's end to its arrival at a watcher, one
+# host's clock; beside it the simulator's share, sent_last_p99, when the last
+# worker's send returned, and clock_err_max, the worst offset a worker was
+# given, true offset 0), the coordinator's CPU per
 # interval and peak RSS, the store's bytes, then the wall time and peak RSS
 # of `runs show` and `report` on that run through the coordinator and from
 # the file; exits 1 when a target is missed.

@@ -7,7 +7,16 @@
 //
 // At the end it prints one line for scripts (bench/fleet.sh):
 //
-//	fleetsim: run ID intervals N lag p50 X ms p99 Y ms max Z ms cpu C ms/interval rss_peak R KiB
+//	fleetsim: run ID intervals N lag p50 X ms p99 Y ms max Z ms cpu C ms/interval rss_peak R KiB sent_last_p99 S ms clock_err_max E ms
+//
+// lag is from a merged interval's end (the coordinator's clock, which is
+// every worker's end through the offset it gave the worker) to its arrival
+// here: what a user watching the run sees. Beside it, the simulator's own
+// share: sent_last is when the last worker's send of an interval returned,
+// after that interval's end on the worker's clock (p99 over the intervals),
+// and clock_err the largest clock offset the coordinator estimated for a
+// worker (all of them read this host's clock: the true offset is 0, and a
+// worker given +x ends its intervals x late).
 package main
 
 import (
@@ -39,17 +48,19 @@ func main() {
 	perConn := flag.Int("per-conn", 10, "workers sharing one connection")
 	seconds := flag.Int("seconds", 20, "intervals per worker (1 s each)")
 	pid := flag.Int("pid", 0, "coordinator pid, to report its memory")
+	settle := flag.Duration("settle", 16*time.Second, "idle time between all connected and the run, as a fleet connected before its runs: the coordinator estimates clock offsets from the last 16 pings (one a second)")
 	flag.Parse()
-	if err := run(*addr, *n, *perConn, *seconds, *pid); err != nil {
+	if err := run(*addr, *n, *perConn, *seconds, *pid, *settle); err != nil {
 		fmt.Fprintln(os.Stderr, "fleetsim:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr string, n, perConn, seconds, pid int) error {
+func run(addr string, n, perConn, seconds, pid int, settle time.Duration) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	payloads := histograms(50)
+	sent := &sendLog{}
 	var conns []*grpc.ClientConn
 	defer func() {
 		for _, c := range conns {
@@ -67,7 +78,7 @@ func run(addr string, n, perConn, seconds, pid int) error {
 			}
 			conns = append(conns, c)
 		}
-		w := &simWorker{name: fmt.Sprintf("sim-%04d", i), hdr: payloads[i%len(payloads)].hdr, sparse: payloads[i%len(payloads)].sparse}
+		w := &simWorker{name: fmt.Sprintf("sim-%04d", i), hdr: payloads[i%len(payloads)].hdr, sparse: payloads[i%len(payloads)].sparse, sent: sent}
 		// The connection is chosen here, not in the goroutine: one that
 		// starts late (a loaded machine) would read a later conns and pile
 		// onto the newest connection past its 100 concurrent streams,
@@ -81,6 +92,11 @@ func run(addr string, n, perConn, seconds, pid int) error {
 		return err
 	}
 	report(pid, "idle, all connected")
+	select {
+	case <-time.After(settle):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	start := time.Now()
 	sub, err := ctl.SubmitRun(ctx, &writepathv1.SubmitRunRequest{Spec: &writepathv1.RunSpec{
 		Spec:     &anypb.Any{TypeUrl: simKind, Value: []byte(fmt.Sprint(seconds))},
@@ -89,17 +105,17 @@ func run(addr string, n, perConn, seconds, pid int) error {
 		return err
 	}
 	fmt.Printf("submit (validate on %d workers) took %v\n", n, time.Since(start).Round(time.Millisecond))
-	return follow(ctx, ctl, sub.GetRun().GetId(), pid)
+	return follow(ctx, ctl, sub.GetRun().GetId(), pid, sent)
 }
 
 // follow prints when each merged interval arrived relative to its end and
 // the coordinator's memory, until the run ends, then the summary line.
-func follow(ctx context.Context, ctl writepathv1.ControlServiceClient, id string, pid int) error {
+func follow(ctx context.Context, ctl writepathv1.ControlServiceClient, id string, pid int, sent *sendLog) error {
 	stream, err := ctl.WatchRun(ctx, &writepathv1.WatchRunRequest{RunId: id})
 	if err != nil {
 		return err
 	}
-	var lags []time.Duration
+	var lags, lastSent []time.Duration
 	var cpu0, cpu1 time.Duration // coordinator CPU at the first and last interval
 	for {
 		ev, err := stream.Recv()
@@ -117,36 +133,52 @@ func follow(ctx context.Context, ctl writepathv1.ControlServiceClient, id string
 			for _, st := range mi.GetStats() {
 				ops += st.GetCount()
 			}
-			fmt.Printf("interval %2d: %d workers, %d ops, published %v after its end; ", mi.GetSeq(),
-				len(mi.GetReporting()), ops, lag.Round(time.Millisecond))
+			s := slices.Sorted(slices.Values(sent.take(mi.GetSeq())))
+			var s50, smax time.Duration
+			if len(s) > 0 {
+				s50, smax = s[len(s)/2], s[len(s)-1]
+			}
+			lastSent = append(lastSent, smax)
+			fmt.Printf("interval %2d: %d workers, %d ops, published %v after its end (sent p50 %v, last %v after it); ", mi.GetSeq(),
+				len(mi.GetReporting()), ops, lag.Round(time.Millisecond), s50.Round(time.Millisecond), smax.Round(time.Millisecond))
 			report(pid, "")
 		}
 		if r := ev.GetRun(); r != nil && r.GetEnded() != nil {
 			fmt.Printf("run %s: %v %s\n", r.GetId(), r.GetState(), r.GetReason())
 		}
 	}
-	summary(id, lags, cpu1-cpu0, pid)
+	o := sent.takeOffsets()
+	if len(o) > 0 {
+		fmt.Printf("clock offsets the workers were given (true offset 0: one host): min %v p1 %v p50 %v p99 %v max %v\n",
+			o[0].Round(10*time.Microsecond), o[len(o)/100].Round(10*time.Microsecond), o[len(o)/2].Round(10*time.Microsecond),
+			o[len(o)*99/100].Round(10*time.Microsecond), o[len(o)-1].Round(10*time.Microsecond))
+	}
+	summary(id, lags, lastSent, o, cpu1-cpu0, pid)
 	return nil
 }
 
 // summary prints the line bench/fleet.sh reads. CPU per interval is over
 // the intervals after the first (its CPU includes the start).
-func summary(id string, lags []time.Duration, cpu time.Duration, pid int) {
+func summary(id string, lags, lastSent, offsets []time.Duration, cpu time.Duration, pid int) {
 	if len(lags) == 0 {
 		fmt.Printf("fleetsim: run %s intervals 0\n", id)
 		return
 	}
-	sorted := slices.Clone(lags)
-	slices.Sort(sorted)
-	q := func(p float64) float64 {
-		return float64(sorted[min(len(sorted)-1, int(p*float64(len(sorted))))].Microseconds()) / 1000
+	quantile := func(d []time.Duration, p float64) float64 {
+		d = slices.Sorted(slices.Values(d))
+		return float64(d[min(len(d)-1, int(p*float64(len(d))))].Microseconds()) / 1000
+	}
+	q := func(p float64) float64 { return quantile(lags, p) }
+	clockErr := 0.0
+	if len(offsets) > 0 {
+		clockErr = max(-quantile(offsets, 0), quantile(offsets, 1))
 	}
 	perInterval := 0.0
 	if len(lags) > 1 {
 		perInterval = float64(cpu.Microseconds()) / 1000 / float64(len(lags)-1)
 	}
-	fmt.Printf("fleetsim: run %s intervals %d lag p50 %.0f ms p99 %.0f ms max %.0f ms cpu %.1f ms/interval rss_peak %d KiB\n",
-		id, len(lags), q(0.50), q(0.99), q(1), perInterval, statusKiB(pid, "VmHWM"))
+	fmt.Printf("fleetsim: run %s intervals %d lag p50 %.0f ms p99 %.0f ms max %.0f ms cpu %.1f ms/interval rss_peak %d KiB sent_last_p99 %.0f ms clock_err_max %.1f ms\n",
+		id, len(lags), q(0.50), q(0.99), q(1), perInterval, statusKiB(pid, "VmHWM"), quantile(lastSent, 0.99), clockErr)
 }
 
 // cpuTime is the process's user+system CPU time so far (0 without pid).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -20,6 +21,50 @@ type simWorker struct {
 	mu     sync.Mutex // serialises sends
 	stream writepathv1.WorkerService_ConnectClient
 	wg     sync.WaitGroup
+	sent   *sendLog
+}
+
+// sendLog keeps, per interval, how long after its end (this host's clock)
+// each worker's send returned: the simulator's share of the publication lag.
+type sendLog struct {
+	mu    sync.Mutex
+	after map[uint32][]time.Duration
+	// offsets are the clock offsets the coordinator estimated for the
+	// workers (LocalAt - At of their Start): every simulated worker reads
+	// this host's clock, so each is an error of the estimate, and a worker
+	// given +x ends its intervals x late.
+	offsets []time.Duration
+}
+
+func (l *sendLog) offset(d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.offsets = append(l.offsets, d)
+}
+
+func (l *sendLog) add(seq uint32, d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.after == nil {
+		l.after = map[uint32][]time.Duration{}
+	}
+	l.after[seq] = append(l.after[seq], d)
+}
+
+// takeOffsets returns the offsets the workers were given, sorted.
+func (l *sendLog) takeOffsets() []time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Sorted(slices.Values(l.offsets))
+}
+
+// take returns and forgets interval seq's send lags.
+func (l *sendLog) take(seq uint32) []time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.after[seq]
+	delete(l.after, seq)
+	return out
 }
 
 func (w *simWorker) send(m *writepathv1.ConnectRequest) {
@@ -56,6 +101,7 @@ func (w *simWorker) serve(ctx context.Context, c writepathv1.WorkerServiceClient
 			w.send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_PhaseReady{PhaseReady: &writepathv1.PhaseReady{
 				RunId: assign.GetRunId(), Phase: assign.GetPhase()}}})
 		case *writepathv1.ConnectResponse_Start:
+			w.sent.offset(msg.Start.GetLocalAt().AsTime().Sub(msg.Start.GetAt().AsTime()))
 			w.wg.Add(1)
 			go func() { defer w.wg.Done(); w.stream1(ctx, assign, msg.Start.GetLocalAt().AsTime()) }()
 		}
@@ -82,6 +128,7 @@ func (w *simWorker) stream1(ctx context.Context, a *writepathv1.Assign, at time.
 			Start: timestamppb.New(end.Add(-d)), End: timestamppb.New(end),
 			Ops:      []*writepathv1.OpHistogram{{Op: "write", Hdr: enc}},
 			Counters: map[string]int64{"write_bytes": 5000 * 4096}, Gauges: map[string]int64{"threads": 4}}}})
+		w.sent.add(uint32(k), time.Since(end))
 	}
 	w.send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_PhaseDone{PhaseDone: &writepathv1.PhaseDone{
 		RunId: a.GetRunId(), Phase: a.GetPhase()}}})
