@@ -56,9 +56,12 @@ func (f *Fabric) run(ctx context.Context, cl *oltp.CommandLine, rs *writepathv1.
 	s := cl.Spec
 	interval := s.GetReportIntervalSeconds()
 	rs.Selector, rs.Workers = f.Selector, f.Workers
-	lines := &liveLines{text: text, pct: s.GetPercentile(), interval: time.Duration(interval) * time.Second}
+	lines := &liveLines{text: text, pct: s.GetPercentile(), interval: time.Duration(interval) * time.Second, rate: s.GetRate() > 0}
 	if cl.Command == oltp.PhaseRun {
-		text.Printf(oltp.LevelNotice, "Initializing worker threads...\n")
+		lines.header = func(workers int) {
+			runMode(text, cl, workers)
+			text.Printf(oltp.LevelNotice, "Initializing worker threads...\n")
+		}
 	}
 	run, err := f.Client.Run(ctx, rs, lines.event)
 	if run == nil {
@@ -83,10 +86,19 @@ type liveLines struct {
 	interval time.Duration
 	started  bool
 	elapsed  time.Duration
+	// rate: a --rate run, whose intervals have sysbench's queue line too.
+	rate bool
+	// header, if set, prints the run's header once its workers are known
+	// (its threads are theirs together).
+	header func(workers int)
 }
 
 func (l *liveLines) event(ev *writepathv1.WatchRunResponse) {
 	if r := ev.GetRun(); r != nil {
+		if n := len(r.GetWorkers()); n > 0 && l.header != nil {
+			l.header(n)
+			l.header = nil
+		}
 		for _, ph := range r.GetPhases() {
 			if ph.GetName() == oltp.PhaseRun && ph.GetState() >= writepathv1.PhaseState_PHASE_STATE_STARTED && !l.started {
 				l.started = true
@@ -119,6 +131,11 @@ func (l *liveLines) event(ev *writepathv1.WatchRunResponse) {
 	}
 	l.text.Log(oltp.Line{Level: oltp.LevelNotice, Stamped: true,
 		Text: oltp.IntervalLine(l.elapsed.Seconds(), mi.GetSeconds(), int(mi.GetGauges()["threads"]), counts, int(l.pct), lat)})
+	if q, ok := mi.GetGauges()[oltp.GaugeQueueLength]; ok && l.rate {
+		// The workers' backlogs together: the merged run's queue.
+		l.text.Log(oltp.Line{Level: oltp.LevelNotice, Stamped: true,
+			Text: oltp.QueueLine(l.elapsed.Seconds(), q, mi.GetGauges()[oltp.GaugeConcurrency])})
+	}
 }
 
 // report prints what the workers said of the phase: the lines of the one

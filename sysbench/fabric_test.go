@@ -70,5 +70,19 @@ func TestFabricPrintsMergedAsSysbench(t *testing.T) {
 	if i := strings.Index(o.stdout, "Threads fairness:\n    events (avg/stddev):           200.0000/"); i < 0 {
 		t.Errorf("merged fairness is not over the four threads (200 events each on average):\n%s", o.stdout)
 	}
+	if !strings.Contains(o.stdout, "\nNumber of threads: 4\n") {
+		t.Errorf("the header does not count the two workers' four threads:\n%s", o.stdout)
+	}
+	// --rate: each worker keeps the rate, the header says the merged one,
+	// and every interval has sysbench's queue line, the workers' together.
+	rate := cmd("--time=2", "--rate=40", "--report-interval=1", "run")
+	p, o := peer(t, "sb_peer", rate...), viaFabric(t, 2, false, "sb_wp", rate...)
+	if p.code != 0 || o.code != 0 {
+		t.Errorf("%q: exit %d, sysbench %d\n%v\n%v", rate, o.code, p.code, o, p)
+	}
+	sameShape(t, fmt.Sprintf("%q through the fabric", rate), p.stdout, o.stdout)
+	if !strings.Contains(o.stdout, "\nTarget transaction rate: 80/sec\n") || !strings.Contains(o.stdout, "\n[ 1s ] queue length: ") {
+		t.Errorf("%q through two workers: no merged rate or no queue line:\n%s", rate, o.stdout)
+	}
 	sameSorted(t, cmd("cleanup")...)
 }

@@ -77,7 +77,7 @@ func Main(ctx context.Context, args []string, cfg Config) int {
 			return exitOK // an empty script: sysbench runs it, doing nothing
 		}
 		if ex.RunHeader {
-			runMode(text, cl)
+			runMode(text, cl, 1)
 			text.Printf(oltp.LevelNotice, "Initializing worker threads...\n")
 		}
 		return printExit(cfg, ex)
@@ -86,8 +86,8 @@ func Main(ctx context.Context, args []string, cfg Config) int {
 		_ = oltp.WriteTestHelp(cfg.Stdout, cl.Test)
 		return exitOK
 	}
-	if cl.Command == "run" {
-		runMode(text, cl)
+	if cl.Command == "run" && cfg.Fabric == nil {
+		runMode(text, cl, 1) // on a fabric, once it knows its workers
 	}
 	if cfg.Fabric != nil {
 		rs, err := runSpec(cl)
@@ -139,13 +139,14 @@ func printExit(cfg Config, ex *oltp.Exit) int {
 	return ex.Code
 }
 
-// runMode is sysbench's print_run_mode: the options the run starts with.
-func runMode(t *oltp.Text, cl *oltp.CommandLine) {
+// runMode is sysbench's print_run_mode: the options the run starts with,
+// the threads and rate those of all its workers (each runs the spec's).
+func runMode(t *oltp.Text, cl *oltp.CommandLine, workers int) {
 	s := cl.Spec
 	t.Printf(oltp.LevelNotice, "Running the test with following options:")
-	t.Printf(oltp.LevelNotice, "Number of threads: %d", s.GetThreads())
+	t.Printf(oltp.LevelNotice, "Number of threads: %d", int(s.GetThreads())*workers)
 	if s.GetRate() > 0 {
-		t.Printf(oltp.LevelNotice, "Target transaction rate: %d/sec", int(s.GetRate()))
+		t.Printf(oltp.LevelNotice, "Target transaction rate: %d/sec", int(s.GetRate())*workers)
 	}
 	if s.GetReportIntervalSeconds() > 0 {
 		t.Printf(oltp.LevelNotice, "Report intermediate results every %d second(s)", s.GetReportIntervalSeconds())

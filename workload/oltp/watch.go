@@ -138,9 +138,13 @@ func (s *runState) checkpointLoop(quit <-chan struct{}) []*Summary {
 }
 
 // queueLoop ends a --rate run whose backlog outgrew sysbench's queue.
+// It also keeps the backlog in the Recorder's gauges queue_length and
+// concurrency (as of its last tick), from which a fabric's client prints
+// sysbench's queue line for the merged run.
 func (s *runState) queueLoop(quit <-chan struct{}, cancel context.CancelCauseFunc) {
 	t := time.NewTicker(50 * time.Millisecond)
 	defer t.Stop()
+	queueG, concG := s.rec.Gauge(GaugeQueueLength), s.rec.Gauge(GaugeConcurrency)
 	for {
 		select {
 		case <-quit:
@@ -149,10 +153,19 @@ func (s *runState) queueLoop(quit <-chan struct{}, cancel context.CancelCauseFun
 			if !s.end.IsZero() && now.After(s.end) {
 				return
 			}
-			if q, _ := s.backlog(now, 0); q > maxQueue {
+			q, c := s.backlog(now, s.total.trx.Load())
+			if q > maxQueue {
 				cancel(ErrQueueFull)
 				return
 			}
+			queueG.Set(q)
+			concG.Set(c)
 		}
 	}
 }
+
+// The gauges of a --rate run's backlog (sysbench's queue line).
+const (
+	GaugeQueueLength = "queue_length"
+	GaugeConcurrency = "concurrency"
+)
