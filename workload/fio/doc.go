@@ -52,8 +52,16 @@
 // (lib/zipf.c and lib/gauss.c over fio's generator). A sync due after N
 // writes goes to the file whose turn it is, as in fio. loops= and
 // io_size= beyond what the files hold take passes as fio's keep_running.
-// For jobs without random offsets the I/O log (write_iolog) is fio's
-// I/O for I/O.
+// Files are opened as their turns come and closed when done (openfiles=
+// bounds how many take I/O at once, a turn on a file that cannot open is
+// fio's -EBUSY); unlink_each_loop= removes them once a loop's I/O has
+// completed. For jobs without random offsets the I/O log (write_iolog) is
+// fio's line for line, file actions included. One difference: with the
+// queueing engines (libaio, io_uring, posixaio, offload) a file's
+// descriptor, once opened, stays open until the job ends (a request may
+// still fly on it when its turn ends), so openfiles= bounds the files in
+// use there, not the descriptors; the synchronous engines close it as
+// fio does.
 //
 // # Differences from fio
 //

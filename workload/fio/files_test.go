@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,8 +14,11 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/writepath/writepath/guard"
 	fiov1 "github.com/writepath/writepath/proto/writepath/fio/v1"
+	"github.com/writepath/writepath/workload"
 )
 
 func TestFilenameList(t *testing.T) {
@@ -439,5 +443,73 @@ func TestSeveralFilesDoNotAllocate(t *testing.T) {
 		if large > small+16 {
 			t.Errorf("%s %s: 128 I/Os allocate %d times, 512 I/Os %d; want no per-I/O allocation", tt.engine, tt.service, small, large)
 		}
+	}
+}
+
+// TestSeveralFilesConfined: every file of a job passes the worker's guard
+// where it is used, as a job's one file does: a list or a name format
+// reaching out of the data dir (by "..", an absolute name or a symlink)
+// is refused before anything is laid out, naming the file, and the run
+// creates nothing outside.
+func TestSeveralFilesConfined(t *testing.T) {
+	data, outside := t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(data, "link")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		bad  string
+	}{
+		{"dotdot in list", []string{"--filename=ok1:../escape:ok2"}, "../escape"},
+		{"absolute in list", []string{"--filename=ok1:" + filepath.Join(outside, "abs")}, filepath.Join(outside, "abs")},
+		{"symlink in list", []string{"--filename=ok1:link/f"}, "link/f"},
+		{"format dotdot", []string{"--nrfiles=2", "--filename_format=../$jobname.$filenum"}, "../j.0"},
+		{"directory symlink", []string{"--nrfiles=3", "--directory=link"}, "link"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec, err := ParseArgs(append([]string{"--name=j", "--rw=write", "--size=64k", "--bs=4k"}, tt.args...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := NewFromSpec(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := guard.New(guard.Config{DataDir: data})
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := workload.Env{DataDir: data, Guard: g}
+			if err := w.Check(env); err == nil || !errors.Is(err, guard.ErrOutside) || !strings.Contains(err.Error(), tt.bad) {
+				t.Errorf("Check = %v; want %s refused as outside", err, tt.bad)
+			}
+			rec := workload.NewRecorder(time.Now())
+			if err := w.Run(context.Background(), PhaseRun, env, rec); err == nil {
+				t.Error("Run succeeded")
+			}
+			if ents, _ := os.ReadDir(outside); len(ents) > 0 {
+				t.Errorf("the run created %v outside the data dir", ents)
+			}
+			if ents, _ := os.ReadDir(filepath.Dir(data)); len(ents) > 2 {
+				t.Logf("beside the data dir: %v", ents)
+			}
+		})
+	}
+}
+
+// TestFileLimits: the number of files per job and in all is bounded, with
+// the bound in the message.
+func TestFileLimits(t *testing.T) {
+	if _, err := ParseArgs([]string{"--name=j", "--size=1m", "--nrfiles=65537"}); err == nil || !strings.Contains(err.Error(), "at most 65536 files per job") {
+		t.Errorf("nrfiles=65537: %v", err)
+	}
+	spec, err := ParseArgs([]string{"--name=j", "--ioengine=null", "--size=1g", "--nrfiles=65536", "--numjobs=64"})
+	if err == nil {
+		_, err = NewFromSpec(spec)
+	}
+	if err == nil || !strings.Contains(err.Error(), "at most 1048576") {
+		t.Errorf("64 clones x 65536 files: %v; want the bound of files in all", err)
 	}
 }

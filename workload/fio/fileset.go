@@ -49,6 +49,10 @@ type fileService struct {
 	limit   uint64 // bytes per loop: io_size=, or size= as setup_files leaves it
 	total   uint64 // limit times loops=: where fio's do_io stops issuing
 	maxBS   uint64
+	// closeFDs: a file's descriptor closes when its turn ends (the
+	// synchronous engines, which have nothing in flight then); the
+	// queueing engines keep it open until the job ends.
+	closeFDs bool
 	// fio re-seeds a repeatable job's generators every loop
 	fileSeed, mixSeed uint32
 }
@@ -129,6 +133,7 @@ func planFiles(c *clone, paths []beneath.Path, thread int) error {
 	if limit > 0 && c.fsv.total/limit != uint64(max(j.Loops, 1)) {
 		c.fsv.total = math.MaxUint64
 	}
+	c.fsv.closeFDs = !queuedEngine(j)
 	switch {
 	case mode == fiov1.FileService_FILE_SERVICE_RANDOM:
 		c.fsv.rnd = newTaus88(uint32(fileSeed))
@@ -206,6 +211,16 @@ func (c *clone) closeTurn(f *cfile) {
 		c.iolog.name = ioLogName(f.path)
 		c.iolog.file(c.now(), "close")
 	}
+	if c.fsv.closeFDs && f.fd >= 0 {
+		// nothing flies with a synchronous engine: the descriptor closes
+		// now, as fio's (fsync_on_close first), so openfiles= bounds them
+		if err := c.closeOne(f, false); err != nil && c.fileErr == nil {
+			c.fileErr = err
+		}
+		if c.fd == -1 || c.file == f.file {
+			c.fd = -1
+		}
+	}
 }
 
 // restartFiles begins a new pass over every file, as fio's
@@ -231,7 +246,7 @@ func (c *clone) restartFiles() {
 		fs.rnd.reseed(fs.fileSeed)
 	}
 	if fs.dist != nil && c.job.Randrepeat {
-		*fs.dist = *newFileDist(c.job, len(c.files), fs.fileSeed)
+		fs.dist.reseed(c.job, fs.fileSeed)
 	}
 }
 
@@ -400,20 +415,13 @@ const frand32Max = float64(math.MaxUint32)
 
 func newFileDist(j *fiov1.Job, files int, seed uint32) *fileDist {
 	d := &fileDist{kind: j.FileService, nranges: uint64(files) << fileServiceShift}
-	d.rnd.reseed(seed)
+	d.reseed(j, seed)
 	p := j.FileServiceParam
 	if d.kind == fiov1.FileService_FILE_SERVICE_GAUSS {
 		if p != 0 {
 			d.stddev = uint32(min(uint64(math.Ceil(float64(d.nranges)*p/100)), d.nranges/2))
 		}
-		if j.FileServiceCentered {
-			d.off = uint64(uint32(int64(float64(d.nranges) * (j.FileServiceCenter - 0.5))))
-		}
 		return d
-	}
-	d.off = uint64(d.rnd.next())
-	if j.FileServiceCentered {
-		d.off = uint64(float64(d.nranges) * j.FileServiceCenter)
 	}
 	if d.kind == fiov1.FileService_FILE_SERVICE_PARETO {
 		d.pow = math.Log(p) / math.Log(1-p)
@@ -425,6 +433,23 @@ func newFileDist(j *fiov1.Job, files int, seed uint32) *fileDist {
 		d.zetan += math.Pow(1/float64(i+1), p)
 	}
 	return d
+}
+
+// reseed starts the draws afresh (fio's shared_rand_init and gauss_init
+// seeding; the zeta sum, which does not depend on it, is kept).
+func (d *fileDist) reseed(j *fiov1.Job, seed uint32) {
+	d.rnd.reseed(seed)
+	if d.kind == fiov1.FileService_FILE_SERVICE_GAUSS {
+		d.off = 0
+		if j.FileServiceCentered {
+			d.off = uint64(uint32(int64(float64(d.nranges) * (j.FileServiceCenter - 0.5))))
+		}
+		return
+	}
+	d.off = uint64(d.rnd.next())
+	if j.FileServiceCentered {
+		d.off = uint64(float64(d.nranges) * j.FileServiceCenter)
+	}
 }
 
 // next is the next file's index.
@@ -489,4 +514,18 @@ func (c *clone) unlinkFiles() error {
 		c.use(0)
 	}
 	return nil
+}
+
+// queuedEngine reports whether j's engine can have requests in flight
+// when the next is prepared (libaio, io_uring, posixaio, offload, the null
+// engine's queue): run picks the loop the same way.
+func queuedEngine(j *fiov1.Job) bool {
+	switch {
+	case j.SubmitOffload, j.Ioengine == fiov1.IOEngine_IO_ENGINE_POSIXAIO,
+		j.Ioengine == fiov1.IOEngine_IO_ENGINE_LIBAIO, j.Ioengine == fiov1.IOEngine_IO_ENGINE_IO_URING:
+		return true
+	case j.Ioengine == fiov1.IOEngine_IO_ENGINE_NULL:
+		return j.Iodepth > 1
+	}
+	return false
 }

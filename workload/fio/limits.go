@@ -19,8 +19,10 @@ const (
 	maxDepth, maxNumjobs = 1 << 16, 1 << 16
 	// maxBS is the parser's bound of a block size.
 	maxBS = 1 << 30
-	// maxFiles bounds nrfiles (each an open file per clone).
-	maxFiles = 1 << 16
+	// maxFiles bounds nrfiles (each an open file per clone), and
+	// maxSpecFiles the files of all clones together.
+	maxFiles     = 1 << 16
+	maxSpecFiles = 1 << 20
 )
 
 // layoutBuffer is the most the layout of one file holds at a time (it
@@ -39,9 +41,10 @@ func checkLimits(spec *fiov1.Spec) []error {
 		return []error{fmt.Errorf("fio spec: %d jobs; at most %d (fio's limit of jobs)", n, MaxJobs)}
 	}
 	errs := []error{workload.CheckSpec(spec)}
-	clones := 0
+	clones, files := 0, 0
 	for _, j := range spec.GetJobs() {
 		clones += int(j.GetNumjobs())
+		files += int(j.GetNumjobs()) * fileCount(j)
 		bad := func(format string, a ...any) {
 			errs = append(errs, fmt.Errorf("job %s: %w: %s", j.GetName(), ErrInvalidValue, fmt.Sprintf(format, a...)))
 		}
@@ -57,8 +60,11 @@ func checkLimits(spec *fiov1.Spec) []error {
 				break
 			}
 		}
-		if j.GetNrfiles() > maxFiles {
-			bad("nrfiles=%d: at most %d", j.GetNrfiles(), maxFiles)
+		if j.GetNrfiles() > maxFiles || len(j.GetFilenames()) > maxFiles {
+			bad("%d files: at most %d per job", max(int(j.GetNrfiles()), len(j.GetFilenames())), maxFiles)
+		}
+		if p := j.GetFileServiceParam(); math.IsNaN(p) || math.IsInf(p, 0) || math.IsNaN(j.GetFileServiceCenter()) || j.GetFileServiceCenter() < 0 || j.GetFileServiceCenter() > 1 {
+			bad("file_service_type's value %g and center %g: want finite numbers, the center in 0..1", p, j.GetFileServiceCenter())
 		}
 		if j.GetOffsetIncrement() > 0 && j.GetNumjobs() > 0 && j.GetOffsetIncrement() > (math.MaxUint64-j.GetOffset()-j.GetSize())/uint64(j.GetNumjobs()) {
 			bad("offset_increment=%d over %d clones: past 2^64 bytes", j.GetOffsetIncrement(), j.GetNumjobs())
@@ -69,6 +75,9 @@ func checkLimits(spec *fiov1.Spec) []error {
 		if j.GetRuntimeNs() < 0 || j.GetRampTimeNs() < 0 || j.GetStartdelayNs() < 0 {
 			bad("runtime, ramp_time and startdelay must not be negative")
 		}
+	}
+	if files > maxSpecFiles {
+		errs = append(errs, fmt.Errorf("fio spec: %d files (numjobs times the files of each job, summed); at most %d", files, maxSpecFiles))
 	}
 	if clones > MaxJobs {
 		errs = append(errs, fmt.Errorf("fio spec: %d clones (numjobs summed); at most %d (fio's limit of jobs)", clones, MaxJobs))

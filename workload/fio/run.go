@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"math/rand/v2"
 	"runtime"
@@ -606,7 +607,7 @@ func closeAll(clones []*clone) {
 func (c *clone) closeFile() error {
 	var err error
 	for _, f := range c.files {
-		if ferr := c.closeOne(f); err == nil {
+		if ferr := c.closeOne(f, c.job.Unlink); err == nil {
 			err = ferr
 		}
 	}
@@ -617,8 +618,16 @@ func (c *clone) closeFile() error {
 	return err
 }
 
-func (c *clone) closeOne(f *cfile) error {
+// closeOne closes one file (fsync_on_close first) and, with unlink,
+// removes it (of a job with several files that ran, one whose
+// descriptor is closed already or was never opened too).
+func (c *clone) closeOne(f *cfile, unlink bool) error {
 	if f.fd < 0 {
+		if unlink && !isNull(c.job) && c.started.Load() && len(c.files) > 1 {
+			if uerr := f.file.Remove(); uerr != nil && !errors.Is(uerr, fs.ErrNotExist) {
+				return fmt.Errorf("job %s: unlink %s: %w", c.job.Name, f.path, uerr)
+			}
+		}
 		return nil
 	}
 	var err error
@@ -632,7 +641,7 @@ func (c *clone) closeOne(f *cfile) error {
 	}
 	_ = unix.Close(f.fd)
 	f.fd = -1
-	if c.job.Unlink {
+	if unlink {
 		if uerr := f.file.Remove(); uerr != nil && err == nil {
 			err = fmt.Errorf("job %s: unlink %s: %w", c.job.Name, f.path, uerr)
 		}
