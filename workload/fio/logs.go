@@ -57,8 +57,11 @@ type clatHist struct {
 	buf        []byte
 	every      uint64 // ms
 	coarseness uint
-	next       uint64
-	cur, prev  [nDirs][platNR]uint64
+	// started and next: each direction's window, as fio keeps one per
+	// direction from its first sample (stat.c's hist_window).
+	started   [nDirs]bool
+	next      [nDirs]uint64
+	cur, prev [nDirs][platNR]uint64
 }
 
 // fio's FIO_IO_U_PLAT_BITS, _VAL and _NR (stat.h).
@@ -134,7 +137,7 @@ func openLogs(c *clone, path func(string) (beneath.Path, error), first bool) err
 		if every == 0 {
 			every = l.AvgMsec
 		}
-		c.hist = &clatHist{f: f, buf: make([]byte, 0, 256<<10), every: every, coarseness: uint(l.HistCoarseness), next: every}
+		c.hist = &clatHist{f: f, buf: make([]byte, 0, 256<<10), every: every, coarseness: uint(l.HistCoarseness)}
 	}
 	return nil
 }
@@ -308,17 +311,22 @@ func (l *lineLog) close() error {
 	return l.f.Close()
 }
 
-// record adds one clat to the histogram log and dumps the interval's
-// deltas when log_hist_msec has passed ("time, ddir, bs, bin...").
+// record adds one clat to the histogram log and dumps its direction's
+// deltas when log_hist_msec has passed since that direction's last dump
+// ("time, ddir, bs, bin..."), as fio 3.33 does: a direction with no I/O
+// has no rows (they were all zeros), and a window starts at its
+// direction's first sample.
 func (h *clatHist) record(ms uint64, clat int64, d int, bs uint64) {
 	h.cur[d][platIndex(uint64(max(clat, 0)))]++
-	if ms < h.next {
+	if !h.started[d] {
+		h.started[d], h.next[d] = true, ms+h.every
 		return
 	}
-	for dd := 0; dd < 2; dd++ {
-		h.dump(ms, dd, bs)
+	if ms < h.next[d] {
+		return
 	}
-	h.next = ms + h.every
+	h.dump(ms, d, bs)
+	h.next[d] = ms + h.every
 }
 
 func (h *clatHist) dump(ms uint64, d int, bs uint64) {
@@ -343,10 +351,9 @@ func (h *clatHist) dump(ms uint64, d int, bs uint64) {
 	h.buf = b[:0]
 }
 
-func (h *clatHist) close(ms uint64, bs uint64) error {
-	for d := 0; d < 2; d++ {
-		h.dump(ms, d, bs)
-	}
+// close ends the log. The last, partial window is left out, as fio
+// leaves it (fio-histo-log-pctiles showed it as a row of no samples).
+func (h *clatHist) close() error {
 	return h.f.Close()
 }
 
@@ -402,7 +409,7 @@ func (c *clone) closeLogs() error {
 		}
 	}
 	if c.hist != nil {
-		if err := c.hist.close(uint64(c.now()/1e6), c.job.Bs); err != nil && first == nil {
+		if err := c.hist.close(); err != nil && first == nil {
 			first = err
 		}
 		c.hist = nil

@@ -118,3 +118,52 @@ func TestVerifyBacklogMatchesFio(t *testing.T) {
 		}
 	}
 }
+
+// TestHistLogWindowsPerDirection: the histogram log keeps one window per
+// direction from its first sample, as fio 3.33's stat.c does: a
+// direction with no I/O has no rows, and the last, partial window is
+// left out (fio-histo-log-pctiles showed writepath's as a row of none).
+func TestHistLogWindowsPerDirection(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.log")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &clatHist{f: f, every: 500}
+	for ms := uint64(0); ms <= 1200; ms += 100 {
+		h.record(ms, 1000, 1, 4096) // writes only, 1 us each
+	}
+	if err := h.close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	want := []struct {
+		prefix string
+		n      uint64
+	}{{"500, 1, 4096, ", 6}, {"1000, 1, 4096, ", 5}}
+	if len(lines) != len(want) {
+		t.Fatalf("%d rows; want %d:\n%s", len(lines), len(want), b)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w.prefix) {
+			t.Errorf("row %d = %.40q; want it to start %q", i, lines[i], w.prefix)
+			continue
+		}
+		var sum uint64
+		fields := strings.Split(strings.TrimPrefix(lines[i], w.prefix), ", ")
+		for _, c := range fields {
+			n, err := strconv.ParseUint(c, 10, 64)
+			if err != nil {
+				t.Fatalf("row %d: %q: %v", i, c, err)
+			}
+			sum += n
+		}
+		if len(fields) != platNR || sum != w.n {
+			t.Errorf("row %d: %d bins holding %d samples; want %d holding %d", i, len(fields), sum, platNR, w.n)
+		}
+	}
+}
