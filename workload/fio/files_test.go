@@ -385,11 +385,7 @@ func TestSeveralFilesMatchFio(t *testing.T) {
 					}
 					out = b.Bytes()
 				}
-				for _, l := range strings.Split(string(out), "\n") {
-					if strings.Contains(l, "Laying out") {
-						laying = l
-					}
-				}
+				laying = afterStarting(string(out))
 				return readIOLog(t, iolog), dirFiles(t, dir), jsonTotals(t, out), laying
 			}
 			wLog, wFiles, wTot, wLay := run("writepath")
@@ -420,6 +416,25 @@ func TestSeveralFilesMatchFio(t *testing.T) {
 			}
 		})
 	}
+}
+
+// afterStarting is what a normal report prints between "Starting N
+// process(es)" and the report of the jobs: fio's layout lines.
+func afterStarting(out string) string {
+	var b []string
+	in := false
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, "Starting "):
+			in = true
+		case !in:
+		case l == "" || strings.HasPrefix(l, "{") || strings.Contains(l, "(groupid="):
+			return strings.Join(b, "\n")
+		default:
+			b = append(b, l)
+		}
+	}
+	return strings.Join(b, "\n")
 }
 
 func at(log []ioEntry, i int) any {

@@ -59,7 +59,11 @@ func textHeader(b *bufio.Writer, v *view) {
 	}
 	fmt.Fprintf(b, "%s\nStarting %s\n", versionString(v.version), startingText(v.threads, v.procs))
 	for _, n := range v.notes {
-		b.WriteString(n + "\n")
+		// fio prints its layout lines; writepath's own notes on what the
+		// layout did (reserved, written, used as is) stay in the summary
+		if strings.Contains(n, ": Laying out IO file") {
+			b.WriteString(n + "\n")
+		}
 	}
 	b.WriteString("\n")
 }
