@@ -129,6 +129,8 @@ var optionTable = []namedOption{
 	opt("new_group", true, "Mark the start of a new group (for reporting)", boolOpt(func(j *fiov1.Job, b bool) { j.NewGroup = b })),
 	opt("wait_for", false, "Wait for the named job to finish before starting", func(j *fiov1.Job, v string) error { j.WaitFor = v; return nil }),
 	opt("cpus_allowed", false, "Set CPUs allowed", setCPUsAllowed),
+	opt("cpumask", false, "CPU affinity mask", setCPUMask),
+	opt("cpus_allowed_policy", false, "Distribution policy for cpus_allowed (shared, split)", setCPUsPolicy),
 	opt("rate", false, "Set bandwidth rate", bytesPerDir(func(j *fiov1.Job) *[]uint64 { return &j.Rate })),
 	opt("rate_min", false, "Job must meet this rate or it will be shutdown", bytesPerDir(func(j *fiov1.Job) *[]uint64 { return &j.RateMin })),
 	opt("rate_iops", false, "Limit IO used to this number of IO operations/sec", setRateIops),

@@ -3,6 +3,7 @@ package fio
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -416,6 +417,48 @@ func setCPUsAllowed(j *fiov1.Job, v string) error {
 		}
 	}
 	return nil
+}
+
+// setCPUMask reads cpumask=, fio's bit mask of the CPUs a job may run on
+// (bits 0 to 31, as fio's str_cpumask_cb reads an int); it sets the same
+// CPU set as cpus_allowed=.
+func setCPUMask(j *fiov1.Job, v string) error {
+	m, err := parseCount(v, 0, math.MaxUint32)
+	if err != nil {
+		return err
+	}
+	j.CpusAllowed = nil
+	for i := range 32 {
+		if m&(1<<i) != 0 {
+			j.CpusAllowed = append(j.CpusAllowed, uint32(i))
+		}
+	}
+	return nil
+}
+
+func setCPUsPolicy(j *fiov1.Job, v string) error {
+	switch strings.TrimSpace(v) {
+	case "shared":
+		j.CpusSplit = false
+	case "split":
+		j.CpusSplit = true
+	default:
+		return fmt.Errorf("%q: want shared or split", v)
+	}
+	return nil
+}
+
+// cloneCPUs are the CPUs clone index (its position among all clones)
+// runs on: the job's set, or with cpus_allowed_policy=split the one fio's
+// fio_cpus_split leaves, the (index mod count)-th in ascending order.
+func cloneCPUs(j *fiov1.Job, index int) []uint32 {
+	if !j.CpusSplit || len(j.CpusAllowed) == 0 {
+		return j.CpusAllowed
+	}
+	set := slices.Clone(j.CpusAllowed)
+	slices.Sort(set)
+	set = slices.Compact(set)
+	return set[index%len(set) : index%len(set)+1]
 }
 
 var verifyNames = map[string]fiov1.Verify{

@@ -27,7 +27,7 @@ func (r runRefusal) Error() string { return string(r) }
 // the option table: accepted, refused at run time with reasonFor's reason.
 var fioOnly = setOf(`allow_file_create allow_mounted_write allrandrepeat atomic block_error_percentiles
 	blocksize_unaligned bs_is_seq_rand bs_unaligned bwavgtime cgroup cgroup_nodelete
-	cgroup_weight clocksource cpumask cpus_allowed_policy create_fsync
+	cgroup_weight clocksource create_fsync
 	create_only create_serialize dedupe_global dedupe_mode dedupe_percentage dedupe_working_set_percentage
 	disk_util error_dump exec_postrun exec_prerun exitall_on_error fadvise_hint file_append
 	fill_device fill_fs flow_watermark gid gpu_dev_id gtod_cpu
@@ -117,8 +117,8 @@ func reasonFor(name string) string {
 		return refused["steadystate"]
 	case strings.HasPrefix(name, "replay_") || strings.HasPrefix(name, "read_iolog") || strings.HasPrefix(name, "merge_blktrace"):
 		return "replay is built for fio's version 2 and 3 I/O logs of one file (read_iolog, replay_no_stall, replay_time_scale, replay_redirect); chunked reading, alignment, offset scaling, skipping and blktrace merges are not"
-	case strings.HasPrefix(name, "numa_") || name == "cpus_allowed_policy" || name == "cpumask":
-		return "CPU placement beyond cpus_allowed= is not built yet"
+	case strings.HasPrefix(name, "numa_"):
+		return refused["numa_cpu_nodes"]
 	case strings.HasPrefix(name, "cgroup"):
 		return refused["cgroup"]
 	case name == "error_dump":

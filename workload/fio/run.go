@@ -418,7 +418,7 @@ func (c *clone) run(ctx context.Context) error {
 	}
 	if len(c.job.CpusAllowed) > 0 {
 		var set unix.CPUSet
-		for _, cpu := range c.job.CpusAllowed {
+		for _, cpu := range cloneCPUs(c.job, c.index) {
 			set.Set(int(cpu))
 		}
 		// fio's cpus_allowed: this clone's thread runs on these CPUs only.

@@ -1331,8 +1331,13 @@ type Job struct {
 	IgnoreErrorRead   []uint32 `protobuf:"varint,206,rep,packed,name=ignore_error_read,json=ignoreErrorRead,proto3" json:"ignore_error_read,omitempty"`
 	IgnoreErrorWrite  []uint32 `protobuf:"varint,207,rep,packed,name=ignore_error_write,json=ignoreErrorWrite,proto3" json:"ignore_error_write,omitempty"`
 	IgnoreErrorVerify []uint32 `protobuf:"varint,208,rep,packed,name=ignore_error_verify,json=ignoreErrorVerify,proto3" json:"ignore_error_verify,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// cpus_allowed_policy=split: each clone runs on one CPU of
+	// cpus_allowed (or cpumask), the (n mod count)-th, n its position
+	// among all the run's clones (fio's thread_number - 1); shared (the
+	// default) gives every clone the whole set.
+	CpusSplit     bool `protobuf:"varint,209,opt,name=cpus_split,json=cpusSplit,proto3" json:"cpus_split,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Job) Reset() {
@@ -2366,6 +2371,13 @@ func (x *Job) GetIgnoreErrorVerify() []uint32 {
 	return nil
 }
 
+func (x *Job) GetCpusSplit() bool {
+	if x != nil {
+		return x.CpusSplit
+	}
+	return false
+}
+
 // Refusal is one option a job cannot run with, where it was given and why.
 type Refusal struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2483,7 +2495,7 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
 	"\x04prio\x18\f \x01(\bR\x04prio\x12 \n" +
 	"\vcompression\x18\r \x01(\x04R\vcompression\x12)\n" +
-	"\x10store_compressed\x18\x0e \x01(\bR\x0fstoreCompressed\"\x8e*\n" +
+	"\x10store_compressed\x18\x0e \x01(\bR\x0fstoreCompressed\"\xae*\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -2653,7 +2665,9 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\x11continue_on_error\x18\xcd\x01 \x01(\rR\x0fcontinueOnError\x12+\n" +
 	"\x11ignore_error_read\x18\xce\x01 \x03(\rR\x0fignoreErrorRead\x12-\n" +
 	"\x12ignore_error_write\x18\xcf\x01 \x03(\rR\x10ignoreErrorWrite\x12/\n" +
-	"\x13ignore_error_verify\x18\xd0\x01 \x03(\rR\x11ignoreErrorVerifyB\x15\n" +
+	"\x13ignore_error_verify\x18\xd0\x01 \x03(\rR\x11ignoreErrorVerify\x12\x1e\n" +
+	"\n" +
+	"cpus_split\x18\xd1\x01 \x01(\bR\tcpusSplitB\x15\n" +
 	"\x13_latency_percentile\"_\n" +
 	"\aRefusal\x12\x16\n" +
 	"\x06option\x18\x01 \x01(\tR\x06option\x12\x14\n" +
