@@ -528,3 +528,50 @@ func TestFileLimits(t *testing.T) {
 		t.Errorf("64 clones x 65536 files: %v; want the bound of files in all", err)
 	}
 }
+
+// TestDirectoryListMatchesFio: directory=d1:d2 gives the clones the
+// directories in turn (fio's set_name_idx by clone number), and files
+// named by filename= all go to the first; the same files in the same
+// places as fio 3.33's.
+func TestDirectoryListMatchesFio(t *testing.T) {
+	fio := fioPath(t)
+	for _, args := range [][]string{
+		{"--nrfiles=2", "--numjobs=3", "--directory=d1:d2"},
+		{"--directory=d1:d2", "--filename=x:y", "--numjobs=2"},
+	} {
+		args = append([]string{"--name=j", "--rw=write", "--size=256k", "--bs=64k"}, args...)
+		placed := func(who string) []string {
+			dir := t.TempDir()
+			for _, d := range []string{"d1", "d2"} {
+				if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if who == "fio" {
+				cmd := exec.Command(fio, args...)
+				cmd.Dir = dir
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("fio %q: %v\n%s", args, err, out)
+				}
+			} else {
+				t.Chdir(dir)
+				var b, e bytes.Buffer
+				if err := RunCommand(context.Background(), args, &b, &e, "t"); err != nil {
+					t.Fatalf("writepath fio %q: %v\n%s", args, err, e.String())
+				}
+			}
+			var files []string
+			for _, d := range []string{".", "d1", "d2"} {
+				for _, f := range dirFiles(t, filepath.Join(dir, d)) {
+					if !strings.HasPrefix(f, "d1 ") && !strings.HasPrefix(f, "d2 ") {
+						files = append(files, d+"/"+f)
+					}
+				}
+			}
+			return files
+		}
+		if w, f := placed("writepath"), placed("fio"); !reflect.DeepEqual(w, f) {
+			t.Errorf("%q: files %v; fio's %v", args, w, f)
+		}
+	}
+}

@@ -30,12 +30,14 @@ func (w *Workload) Check(env workload.Env) error {
 func (w *Workload) Needs(env workload.Env) workload.Needs {
 	var n workload.Needs
 	for _, j := range w.spec.GetJobs() {
-		if d := j.GetDirectory(); d != "" {
-			n.Paths = append(n.Paths, under(env.DataDir, d))
+		if j.GetDirectory() != "" {
+			for _, d := range directories(j) {
+				n.Paths = append(n.Paths, under(env.DataDir, d))
+			}
 		}
 		if j.GetFilename() != "" {
 			for i := range fileCount(j) {
-				n.Paths = append(n.Paths, under(env.DataDir, joinRaw(j.GetDirectory(), fileName(j, 0, i))))
+				n.Paths = append(n.Paths, under(env.DataDir, clonePath(j, 0, i, cloneDir(j, 0))))
 			}
 		}
 	}
@@ -60,15 +62,6 @@ func resolvePaths(spec *fiov1.Spec, env workload.Env) ([][]clonePaths, error) {
 	out := make([][]clonePaths, len(spec.GetJobs()))
 	need := map[string]int64{} // resolved dir -> bytes the layout adds
 	for i, j := range spec.GetJobs() {
-		dir := j.GetDirectory()
-		if dir == "" {
-			dir = "."
-		}
-		rdir, err := env.Path(dir)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("job %s: directory=: %w", j.GetName(), err))
-			continue
-		}
 		if l := j.GetLogs(); l != nil {
 			// Log files are opened through the guard too (openLog); the
 			// names differ only by their number.
@@ -80,6 +73,13 @@ func resolvePaths(spec *fiov1.Spec, env workload.Env) ([][]clonePaths, error) {
 		}
 	clones:
 		for n := 0; n < int(j.GetNumjobs()); n++ {
+			dir := cloneDir(j, n)
+			rdir, err := env.Path(dir)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("job %s: directory=: %w", j.GetName(), err))
+				out[i] = nil
+				break
+			}
 			cp := clonePaths{dir: rdir}
 			for k := range fileCount(j) {
 				file, grow, err := jobFile(j, n, k, dir, env)
@@ -140,6 +140,31 @@ func clonePath(j *fiov1.Job, n, k int, dir string) string {
 	return joinRaw(dir, fileName(j, n, k))
 }
 
+// directories are directory='s names: a:b is two, split as filename= is.
+func directories(j *fiov1.Job) []string {
+	var out []string
+	for _, d := range splitFilenames(j.GetDirectory()) {
+		if d != "" {
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{"."}
+	}
+	return out
+}
+
+// cloneDir is the directory of clone n's files: with directory=a:b the
+// clones take the directories in turn, as fio's set_name_idx (by clone
+// number); files named by filename= are all in the first.
+func cloneDir(j *fiov1.Job, n int) string {
+	dirs := directories(j)
+	if j.GetFilename() != "" {
+		return dirs[0]
+	}
+	return dirs[n%len(dirs)]
+}
+
 // fileShare is the most one file of j's clones holds (fileRegions gives
 // each its share): its filesize=, else size= over the files, a block more
 // for the first ones.
@@ -161,13 +186,9 @@ func fileShare(j *fiov1.Job) uint64 {
 func FilePlan(spec *fiov1.Spec) []string {
 	var out []string
 	for _, j := range spec.GetJobs() {
-		dir := j.GetDirectory()
-		if dir == "" {
-			dir = "."
-		}
 		for n := 0; n < int(j.GetNumjobs()); n++ {
 			for k := range fileCount(j) {
-				out = append(out, clonePath(j, n, k, dir))
+				out = append(out, clonePath(j, n, k, cloneDir(j, n)))
 			}
 		}
 	}
