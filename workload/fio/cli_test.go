@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -226,5 +228,52 @@ func TestCmdHelpDefaultsMatchFio(t *testing.T) {
 		if g, w := defaultLine(got.String()), defaultLine(string(want)); g != w || g == "" {
 			t.Errorf("--cmdhelp=%s default line %q; fio's %q", opt, g, w)
 		}
+	}
+}
+
+// TestHeaderBeforeTheJobs: the normal output's header (the jobs' lines,
+// the version, "Starting N process", the layout's line) goes out as the
+// jobs start, as fio prints it: before the ETA lines and, with
+// --output-format=normal,json, before the JSON document, in the same
+// order of lines as fio 3.33.
+func TestHeaderBeforeTheJobs(t *testing.T) {
+	fio := fioPath(t)
+	dir := t.TempDir()
+	marks := regexp.MustCompile(`^(\{|\S+: \(g=\d+\)|fio-3\.33|Starting \d|\S+: Laying out|\S+: \(groupid=|Run status group)`)
+	order := func(out string) []string {
+		var got []string
+		for _, l := range strings.Split(out, "\n") {
+			if m := marks.FindString(l); m != "" {
+				got = append(got, m)
+			}
+		}
+		return got
+	}
+	for i, format := range []string{"normal,json", "normal"} {
+		args := func(who string) []string {
+			return []string{"--name=x", "--rw=write", "--bs=4k", "--size=256k", "--ioengine=psync",
+				"--filename=" + filepath.Join(dir, fmt.Sprintf("%s%d", who, i)), "--output-format=" + format}
+		}
+		want, err := exec.Command(fio, args("fio")...).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, errb bytes.Buffer
+		if err := RunCommand(t.Context(), args("wp"), &got, &errb, "t"); err != nil || errb.Len() > 0 {
+			t.Fatalf("%s: %v, stderr %q", format, err, errb.String())
+		}
+		if w, g := order(string(want)), order(got.String()); strings.Join(w, "|") != strings.Join(g, "|") {
+			t.Errorf("%s: lines in the order %q; fio's %q", format, g, w)
+		}
+	}
+	// The ETA lines come after the header.
+	var got bytes.Buffer
+	args := []string{"--name=x", "--rw=write", "--bs=4k", "--size=256k", "--ioengine=psync", "--time_based", "--runtime=1",
+		"--filename=" + filepath.Join(dir, "eta"), "--eta=always", "--eta-newline=1"}
+	if err := RunCommand(t.Context(), args, &got, io.Discard, "t"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(got.String(), "x: (g=0): ") {
+		t.Errorf("--eta=always: the output does not start with the header:\n%.300s", got.String())
 	}
 }

@@ -62,6 +62,7 @@ func runLocal(ctx context.Context, c *Command, stdout, stderr io.Writer, version
 		out = f
 	}
 	w.SetStatus(c.StatusInterval, out)
+	w.SetHeader(out) // before the jobs run, as fio prints it (and before --output-format=normal,json's JSON)
 	// Layout notes go into the report, as fio prints them on stdout;
 	// stderr gets errors only.
 	env := workload.Env{Start: time.Now(), Version: version,

@@ -32,8 +32,17 @@ func init() {
 // writeTextView writes fio's normal output of one run.
 func writeTextView(out io.Writer, v *view) error {
 	b := bufio.NewWriter(out)
-	if !v.status && !v.headed {
+	switch {
+	case !v.status && !v.headed:
 		textHeader(b, v)
+	case !v.status && v.headedNotes < len(v.notes):
+		// Layout lines of jobs laid out after the header went out
+		// (stonewall, wait_for): fio prints them as those jobs start.
+		for _, n := range v.notes[v.headedNotes:] {
+			if isFioNote(n) {
+				b.WriteString(n + "\n")
+			}
+		}
 	}
 	for _, e := range v.entries {
 		textEntry(b, e, v)
@@ -61,7 +70,7 @@ func textHeader(b *bufio.Writer, v *view) {
 	for _, n := range v.notes {
 		// fio prints its layout lines; writepath's own notes on what the
 		// layout did (reserved, written, used as is) stay in the summary
-		if strings.Contains(n, ": Laying out IO file") {
+		if isFioNote(n) {
 			b.WriteString(n + "\n")
 		}
 	}
@@ -317,3 +326,6 @@ func plural(n int, s string) string {
 	}
 	return s
 }
+
+// isFioNote reports whether a layout note is one fio prints.
+func isFioNote(n string) bool { return strings.Contains(n, ": Laying out IO file") }

@@ -237,7 +237,17 @@ func execute(ctx context.Context, clones []*clone, notes []string, env workload.
 	if err := sleepCtx(ctx, time.Until(env.Start)); err != nil {
 		return nil, err
 	}
-	res := &result{start: time.Now(), clones: clones}
+	res := &result{start: time.Now(), clones: clones, headed: -1}
+	if out := w.headerOut(); out != nil {
+		// fio prints the header before the jobs run (here with the layout's
+		// lines, which fio prints just after it).
+		shown := append([]string(nil), notes...)
+		for _, c := range clones {
+			shown = append(shown, c.notes...)
+		}
+		writeHeader(out, w, clones, env.Version, shown)
+		res.headed = len(shown)
+	}
 	devs := map[string]bool{}
 	for _, c := range clones {
 		if c.dev.name != "" && !isNull(c.job) {

@@ -28,6 +28,37 @@ type statusDump struct {
 	out   io.Writer
 }
 
+// SetHeader makes later runs write the normal output's header (the jobs'
+// lines, "Starting N processes", the layout's) to out as the jobs start,
+// as fio does, instead of with the report; nil turns it off.
+func (w *Workload) SetHeader(out io.Writer) { w.header = out }
+
+// headerOut is where the header goes before the jobs run, or nil.
+func (w *Workload) headerOut() io.Writer {
+	if w == nil || !wantsText(w.spec) {
+		return nil
+	}
+	if w.status != nil {
+		return w.status.out
+	}
+	return w.header
+}
+
+// writeHeader writes the normal output's header of clones, with notes.
+func writeHeader(out io.Writer, w *Workload, clones []*clone, version string, notes []string) {
+	v := &view{version: version, spec: w.spec, notes: notes}
+	for _, c := range clones {
+		if c.job.Thread {
+			v.threads++
+		} else {
+			v.procs++
+		}
+	}
+	b := bufio.NewWriter(out)
+	textHeader(b, v)
+	_ = b.Flush()
+}
+
 // SetStatus makes later runs write the report so far to out every d
 // (fio's --status-interval); d = 0 turns it off.
 func (w *Workload) SetStatus(d time.Duration, out io.Writer) {
@@ -94,20 +125,6 @@ func startStatus(d *statusDump, w *Workload, clones []*clone, rec *workload.Reco
 				s.acc[i][k][j] = hist.New()
 			}
 		}
-	}
-	if wantsText(w.spec) {
-		// fio prints the jobs' lines and "Starting N processes" first
-		v := &view{version: version, spec: w.spec, notes: notes}
-		for _, c := range clones {
-			if c.job.Thread {
-				v.threads++
-			} else {
-				v.procs++
-			}
-		}
-		b := bufio.NewWriter(d.out)
-		textHeader(b, v)
-		_ = b.Flush()
 	}
 	go s.loop()
 	return s

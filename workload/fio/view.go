@@ -31,8 +31,9 @@ type view struct {
 	// start, and disk stats at the end).
 	status bool
 	// headed: the normal output's header went out before the jobs ran
-	// (with --status-interval, as fio prints it first).
-	headed bool
+	// (as fio prints it first), with the first headedNotes of notes.
+	headed      bool
+	headedNotes int
 }
 
 // view is the last run's report rows.
@@ -46,7 +47,7 @@ func (w *Workload) view() (*view, error) {
 		return nil, err
 	}
 	v := &view{version: res.version, start: res.start, elapsed: res.elapsed, spec: w.spec,
-		pid: os.Getpid(), notes: res.notes, entries: es, disks: res.disks, headed: w.status != nil && wantsText(w.spec)}
+		pid: os.Getpid(), notes: res.notes, entries: es, disks: res.disks, headed: res.headed >= 0, headedNotes: max(res.headed, 0)}
 	for _, c := range res.clones {
 		if c.job.Thread {
 			v.threads++

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -38,6 +39,9 @@ func init() {
 type Workload struct {
 	spec   *fiov1.Spec
 	status *statusDump // SetStatus: the report so far, every so often
+	// header (SetHeader) is where the normal output's header goes as the
+	// jobs start, as fio prints it before they run.
+	header io.Writer
 	mu     struct {
 		sync.Mutex
 		res *result // last run's result; nil before the first run ends
@@ -55,6 +59,9 @@ type result struct {
 	start   time.Time
 	clones  []*clone
 	notes   []string
+	// headed is how many of notes the header printed before the jobs ran
+	// (-1: no header went out then).
+	headed  int
 	disks   []diskUtil
 	elapsed time.Duration
 }
