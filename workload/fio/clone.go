@@ -150,6 +150,7 @@ type clone struct {
 	lat      *latTarget
 	checkLat bool
 	fatal    error
+	filled   bool // fill_device: the space ran out
 	rec      *workload.Recorder
 }
 
@@ -187,7 +188,7 @@ func (c *clone) tick(now int64) bool {
 		c.yield(now)
 	}
 	return c.stop.Load() || c.quit.Load() || (c.endAt > 0 && now >= c.endAt) || (c.rate.minOn && c.checkMinRate(now)) ||
-		c.fatal != nil || c.lat != nil && c.lat.done
+		c.fatal != nil || c.lat != nil && c.lat.done || c.filled
 }
 
 // yieldEvery is how often a clone passes through the Go scheduler. A

@@ -125,6 +125,10 @@ func (c *clone) ioFailed(op int, off, n uint64, err error) error {
 		c.st.dir[op].errored++
 	}
 	var errno unix.Errno
+	if c.job.FillDevice && op == dirWrite && (errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT)) {
+		c.filled = true // fio: the expected end of a fill_device job
+		return nil
+	}
 	if c.job.ContinueOnError != 0 && errors.As(err, &errno) {
 		pass, covered := nonFatal(c.job, op, errno)
 		if covered {
@@ -177,4 +181,33 @@ func (c *clone) verifyContinues() bool {
 		c.countError(unix.EILSEQ)
 	}
 	return true
+}
+
+// fillSize is a fill_device job's region without size=: a block device's
+// size, or for a file the size of its whole filesystem (no file outgrows
+// it, so the job ends at ENOSPC, as fio's, whose size is then unbounded).
+func fillSize(c *clone) (uint64, error) {
+	j := c.job
+	if st, err := c.file.Stat(); err == nil && st.Mode&unix.S_IFMT == unix.S_IFBLK {
+		n, err := realSize(c.file)
+		if err != nil || n <= c.offset {
+			return 0, fmt.Errorf("job %s: fill_device on %s: size %d, offset %d: %v", j.Name, c.path, n, c.offset, err)
+		}
+		return n - c.offset, nil
+	}
+	fs, err := c.file.Dir().Statfs()
+	if err != nil {
+		return 0, fmt.Errorf("job %s: fill_device: the filesystem of %s: %w", j.Name, c.path, err)
+	}
+	bs := max(j.Bs, 1)
+	return uint64(fs.Blocks) * uint64(fs.Bsize) / bs * bs, nil
+}
+
+func isRandomRW(rw fiov1.ReadWrite) bool {
+	switch rw {
+	case fiov1.ReadWrite_READ_WRITE_RANDREAD, fiov1.ReadWrite_READ_WRITE_RANDWRITE, fiov1.ReadWrite_READ_WRITE_RANDRW,
+		fiov1.ReadWrite_READ_WRITE_RANDTRIM, fiov1.ReadWrite_READ_WRITE_RANDTRIMWRITE:
+		return true
+	}
+	return false
 }

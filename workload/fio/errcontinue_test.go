@@ -3,6 +3,7 @@ package fio
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,6 +110,57 @@ func TestContinueOnErrorMatchesFio(t *testing.T) {
 		t.Logf("%q: fio %v (failed %v), writepath %v (failed %v)", extra, theirs, fioFailed, ours, failed)
 		if ours.String() != theirs.String() || failed != fioFailed {
 			t.Errorf("%q: writepath %v, failed %v; fio %v, failed %v", extra, ours, failed, theirs, fioFailed)
+		}
+	}
+}
+
+// TestFillDeviceMatchesFio: fill_device=1 without size= writes a 16 MiB
+// loop-device filesystem until ENOSPC, with fio 3.33 and here, with psync
+// and with libaio at depth 4 (O_DIRECT); both end without error (exit 0,
+// error 0) having issued and written the same (the writes failing with
+// ENOSPC count as issued) and leave a file of that size. With size= the
+// job writes size= as any other.
+func TestFillDeviceMatchesFio(t *testing.T) {
+	fio := testenv.Fio(t)
+	fs := hosttest.NewFS(t, hosttest.Options{SizeMiB: 16})
+	for _, extra := range [][]string{
+		{"--rw=write", "--bs=64k"},
+		{"--rw=write", "--bs=64k", "--ioengine=libaio", "--iodepth=4", "--direct=1"},
+		{"--rw=write", "--bs=64k", "--size=4m"},
+	} {
+		args := append([]string{"--name=f", "--directory=" + fs.Dir, "--fill_fs=1"}, extra...)
+		file := filepath.Join(fs.Dir, "f.0.0")
+		run := func(who string, f func() ([]byte, bool)) (errJob, bool, int64) {
+			os.Remove(file)
+			out, failed := f()
+			if i := bytes.IndexByte(out, '{'); i > 0 {
+				out = out[i:]
+			}
+			var doc struct{ Jobs []errJob }
+			if err := json.Unmarshal(out, &doc); err != nil || len(doc.Jobs) != 1 {
+				t.Fatalf("%q: %s JSON: %v: %.300s", extra, who, err, out)
+			}
+			st, err := os.Stat(file)
+			if err != nil {
+				t.Fatalf("%q: %s left no file: %v", extra, who, err)
+			}
+			return doc.Jobs[0], failed, st.Size()
+		}
+		theirs, fioFailed, fioSize := run("fio", func() ([]byte, bool) {
+			out, err := exec.Command(fio, append(args, "--output-format=json")...).Output()
+			return out, err != nil
+		})
+		ours, failed, size := run("writepath", func() ([]byte, bool) { return runOursJSON(t, args...) })
+		t.Logf("%q: fio %v (failed %v, file %d), writepath %v (failed %v, file %d)", extra, theirs, fioFailed, fioSize, ours, failed, size)
+		if ours.String() != theirs.String() || failed != fioFailed || size != fioSize {
+			t.Errorf("%q: writepath %v, failed %v, file %d; fio %v, failed %v, file %d", extra, ours, failed, size, theirs, fioFailed, fioSize)
+		}
+	}
+	os.Remove(filepath.Join(fs.Dir, "f.0.0"))
+	for _, bad := range [][]string{{"--rw=randwrite"}, {"--rw=read"}, {"--rw=write", "--overwrite=1"}} {
+		_, err := ParseArgs(append([]string{"--name=f", "--directory=" + fs.Dir, "--fill_device=1"}, bad...))
+		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "fill_device") {
+			t.Errorf("fill_device %q: %v; want refused, saying why", bad, err)
 		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 // giving the default changes nothing. An option whose default here is not
 // fio's is in defaultDiffers instead.
 var optionDefaults = map[string]string{
-	"latency_percentile": "100", "latency_run": "0", "continue_on_error": "none",
+	"latency_percentile": "100", "latency_run": "0", "continue_on_error": "none", "fill_device": "0",
 	"nrfiles": "1", "unlink": "0", "file_service_type": "roundrobin", "filename_format": "$jobname.$jobnum.$filenum",
 	"create_on_open": "0", "unlink_each_loop": "0", "rw": "read", "rwmixread": "50", "rwmixwrite": "50", "bs": "4096",
 	"offset": "0", "number_ios": "0", "numjobs": "1", "ioengine": "psync", "iodepth": "1",

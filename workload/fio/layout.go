@@ -91,6 +91,11 @@ func layoutOne(ctx context.Context, c *clone, cf *cfile) ([]string, error) {
 		return nil, fmt.Errorf("layout %s: %w", cf.path, err)
 	}
 	defer f.Close()
+	if j.FillDevice {
+		// fio's fallocate_file and extend_file neither reserve nor
+		// truncate for fill_device: the job writes until the space ends.
+		return []string{fmt.Sprintf("%s: created, no space reserved (fill_device)", cf.path)}, nil
+	}
 	notes := []string{reserve(f, j.Fallocate, need, cf.path)}
 	if !newLayout {
 		return notes, nil

@@ -31,7 +31,7 @@ var aliases = map[string]string{
 	"io_limit": "io_size", "nr_files": "nrfiles", "timeout": "runtime",
 	"iodepth_batch": "iodepth_batch_submit", "iodepth_batch_complete": "iodepth_batch_complete_min",
 	"wait_barrier": "stonewall", "threads": "thread", "ratemin": "rate_min",
-	"wait_for_previous": "stonewall", "fileoffset": "offset", "disable_bw": "disable_bw_measurement",
+	"wait_for_previous": "stonewall", "fill_fs": "fill_device", "fileoffset": "offset", "disable_bw": "disable_bw_measurement",
 }
 
 func init() {
@@ -69,6 +69,7 @@ var optionTable = []namedOption{
 	opt("filename_format", false, "Override default $jobname.$jobnum.$filenum naming", setFilenameFormat),
 	opt("openfiles", false, "Number of files to keep open at the same time", uintOpt(0, maxFiles, func(j *fiov1.Job, n uint64) { j.OpenFiles = uint32(n) })),
 	opt("create_on_open", true, "Create files when they are opened for IO", boolOpt(func(j *fiov1.Job, b bool) { j.CreateOnOpen = b })),
+	opt("fill_device", true, "Write until an ENOSPC error occurs", boolOpt(func(j *fiov1.Job, b bool) { j.FillDevice = b })),
 	opt("unlink", true, "Unlink created files after job has completed", boolOpt(func(j *fiov1.Job, b bool) { j.Unlink = b })),
 	opt("unlink_each_loop", true, "Unlink created files after each loop in a job has completed", setUnlinkEachLoop),
 	opt("rw", false, "IO direction", setRW),

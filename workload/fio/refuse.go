@@ -30,7 +30,7 @@ var fioOnly = setOf(`allow_file_create allow_mounted_write allrandrepeat atomic 
 	cgroup_weight clocksource create_fsync
 	create_only create_serialize dedupe_global dedupe_mode dedupe_percentage dedupe_working_set_percentage
 	disk_util error_dump exec_postrun exec_prerun exitall_on_error fadvise_hint file_append
-	fill_device fill_fs flow_watermark gid gpu_dev_id gtod_cpu
+	flow_watermark gid gpu_dev_id gtod_cpu
 	hugepage-size ignore_zone_limits iomem iomem_align iopsavgtime ioscheduler
 	job_max_open_zones kb_base lockfile
 	lockmem log_alternate_epoch log_alternate_epoch_clock_id log_compression_cpus
@@ -192,8 +192,14 @@ func checkRunnable(jobs []*fiov1.Job) error {
 func runErrors(jobs []*fiov1.Job) []error {
 	errs := refusalErrors(jobs)
 	for _, j := range jobs {
-		if j.Size == 0 && j.Filename == "" && j.SizePercent == 0 && j.Filesize == 0 && j.IoSize == 0 {
+		if j.Size == 0 && !j.FillDevice && j.Filename == "" && j.SizePercent == 0 && j.Filesize == 0 && j.IoSize == 0 {
 			errs = append(errs, fmt.Errorf("%s: job %s: %w: size= is required (fio: you need to specify size=)", j.Origin, j.Name, ErrInvalidValue))
+		}
+		if j.FillDevice && (readsData(j) || j.Overwrite) {
+			errs = append(errs, fmt.Errorf("%s: job %s: option fill_device: %w: with reads or overwrite=1 fio lays the file out until the space ends and then runs on it; that is not built (fill_device runs write-only jobs)", j.Origin, j.Name, ErrUnsupported))
+		}
+		if j.FillDevice && j.Size == 0 && j.SizePercent == 0 && isRandomRW(j.Rw) {
+			errs = append(errs, fmt.Errorf("%s: job %s: option fill_device: %w: random writes until the space ends without size= (fio 3.33 fails to allocate its random map for the unbounded size and does no I/O); give size=, or write sequentially", j.Origin, j.Name, ErrUnsupported))
 		}
 		// fio's fixup_options, whose errors its --parse-only does not
 		// report

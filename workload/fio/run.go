@@ -94,6 +94,13 @@ func planOneFile(c *clone, j *fiov1.Job, index int) error {
 			return err
 		}
 	}
+	if c.size == 0 && j.FillDevice && !isNull(j) {
+		n, err := fillSize(c)
+		if err != nil {
+			return err
+		}
+		c.size = n
+	}
 	if c.size == 0 && isNull(j) {
 		return fmt.Errorf("job %s: the null engine needs size=", j.Name)
 	}

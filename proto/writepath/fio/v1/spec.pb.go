@@ -1335,7 +1335,11 @@ type Job struct {
 	// cpus_allowed (or cpumask), the (n mod count)-th, n its position
 	// among all the run's clones (fio's thread_number - 1); shared (the
 	// default) gives every clone the whole set.
-	CpusSplit     bool `protobuf:"varint,209,opt,name=cpus_split,json=cpusSplit,proto3" json:"cpus_split,omitempty"`
+	CpusSplit bool `protobuf:"varint,209,opt,name=cpus_split,json=cpusSplit,proto3" json:"cpus_split,omitempty"`
+	// fill_device= (fill_fs=): write until the filesystem or device is
+	// full; ENOSPC or EDQUOT ends the job without error. Without size= the
+	// region is the device, or for a file the whole filesystem's size.
+	FillDevice    bool `protobuf:"varint,210,opt,name=fill_device,json=fillDevice,proto3" json:"fill_device,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2378,6 +2382,13 @@ func (x *Job) GetCpusSplit() bool {
 	return false
 }
 
+func (x *Job) GetFillDevice() bool {
+	if x != nil {
+		return x.FillDevice
+	}
+	return false
+}
+
 // Refusal is one option a job cannot run with, where it was given and why.
 type Refusal struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2495,7 +2506,7 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\x0fhist_coarseness\x18\v \x01(\rR\x0ehistCoarseness\x12\x12\n" +
 	"\x04prio\x18\f \x01(\bR\x04prio\x12 \n" +
 	"\vcompression\x18\r \x01(\x04R\vcompression\x12)\n" +
-	"\x10store_compressed\x18\x0e \x01(\bR\x0fstoreCompressed\"\xae*\n" +
+	"\x10store_compressed\x18\x0e \x01(\bR\x0fstoreCompressed\"\xd0*\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1c\n" +
@@ -2667,7 +2678,9 @@ const file_writepath_fio_v1_spec_proto_rawDesc = "" +
 	"\x12ignore_error_write\x18\xcf\x01 \x03(\rR\x10ignoreErrorWrite\x12/\n" +
 	"\x13ignore_error_verify\x18\xd0\x01 \x03(\rR\x11ignoreErrorVerify\x12\x1e\n" +
 	"\n" +
-	"cpus_split\x18\xd1\x01 \x01(\bR\tcpusSplitB\x15\n" +
+	"cpus_split\x18\xd1\x01 \x01(\bR\tcpusSplit\x12 \n" +
+	"\vfill_device\x18\xd2\x01 \x01(\bR\n" +
+	"fillDeviceB\x15\n" +
 	"\x13_latency_percentile\"_\n" +
 	"\aRefusal\x12\x16\n" +
 	"\x06option\x18\x01 \x01(\tR\x06option\x12\x14\n" +
