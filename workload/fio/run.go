@@ -86,8 +86,23 @@ func planClone(j *fiov1.Job, num, index int, cp clonePaths, env workload.Env) (*
 // planOneFile sizes a clone's one file and gives it its generator.
 func planOneFile(c *clone, j *fiov1.Job, index int) error {
 	path := c.path
-	if j.Filesize > 0 {
-		c.size = j.Filesize
+	var limit uint64 // size= below the file's region: the bytes per loop
+	if j.Filesize > 0 && j.SizePercent == 0 {
+		// as setup_files: the file's size less offset= (a file already
+		// within the range keeps its own), drawn for a range
+		real := int64(-1)
+		if st, err := c.file.Stat(); err == nil {
+			real = st.Size
+		}
+		sizeSeed := c.seed ^ 0x5eed5
+		if j.Randrepeat {
+			sizeSeed = fioSeed(j.Randseed, index+1, fioRandFileSizeOff)
+		}
+		regions, lim, err := fileRegions(j, c.offset, []int64{real}, newTaus88(uint32(sizeSeed)).next)
+		if err != nil {
+			return err
+		}
+		c.size, limit = regions[0].size, lim
 	}
 	if j.SizePercent > 0 || j.OffsetPercent > 0 {
 		if err := resolvePercent(c); err != nil {
@@ -112,6 +127,9 @@ func planOneFile(c *clone, j *fiov1.Job, index int) error {
 		c.size = uint64(st.Size) - c.offset
 	}
 	c.gen = newGenerator(j, c.offset, c.size, c.seed)
+	if j.IoSize == 0 && limit > 0 && limit < c.size {
+		c.gen.limit = limit
+	}
 	mixSeed := c.seed
 	if j.Randrepeat {
 		mixSeed = fioSeed(j.Randseed, index+1, fioRandMixOff)
