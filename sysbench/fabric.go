@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -156,8 +157,12 @@ func (f *Fabric) report(cl *oltp.CommandLine, text *oltp.Text, detail *results.R
 					parts, names = append(parts, rep.Run), append(names, pw.GetWorker())
 				}
 			}
-			if pw.GetError() != "" && phaseErr == nil {
-				phaseErr = fmt.Errorf("worker %s: %s", pw.GetWorker(), pw.GetError())
+			if e := pw.GetError(); e != "" {
+				if sb := sysbenchEnd(e); sb != nil {
+					phaseErr = sb // sysbench's own ending wins over another worker's cancellation
+				} else if phaseErr == nil {
+					phaseErr = fmt.Errorf("worker %s: %s", pw.GetWorker(), e)
+				}
 			}
 		}
 		if ph.GetError() != "" && phaseErr == nil {
@@ -201,6 +206,20 @@ func (f *Fabric) report(cl *oltp.CommandLine, text *oltp.Text, detail *results.R
 		}
 	}
 	return status
+}
+
+// sysbenchEnd is the ending sysbench has its own words and exit status
+// for (a full event queue, a forced shutdown) that a worker's error
+// reports, or nil: through the fabric the run ends as sysbench's would,
+// in its words ("FATAL: The event queue is full. ..."), not prefixed
+// with the worker's name.
+func sysbenchEnd(workerErr string) error {
+	for _, e := range []error{oltp.ErrQueueFull, oltp.ErrForcedShutdown} {
+		if strings.Contains(workerErr, e.Error()) {
+			return e
+		}
+	}
+	return nil
 }
 
 // replay prints a worker's messages (not its reports: those are merged).

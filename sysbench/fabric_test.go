@@ -11,7 +11,7 @@ import (
 	"github.com/writepath/writepath/local"
 	writepathv1 "github.com/writepath/writepath/proto/writepath/v1"
 	"github.com/writepath/writepath/worker"
-	_ "github.com/writepath/writepath/workload/oltp" // the kind the workers run
+	"github.com/writepath/writepath/workload/oltp" // the kind the workers run
 )
 
 // viaFabric runs a command on an embedded fabric of n workers (real gRPC
@@ -85,4 +85,30 @@ func TestFabricPrintsMergedAsSysbench(t *testing.T) {
 		t.Errorf("%q through two workers: no merged rate or no queue line:\n%s", rate, o.stdout)
 	}
 	sameSorted(t, cmd("cleanup")...)
+}
+
+// TestFabricQueueFullInSysbenchWords: a --rate no worker keeps up with
+// ends the merged run as sysbench ends one: exit 1 and sysbench's line,
+// not a worker's name before it (nor another worker's cancellation).
+func TestFabricQueueFullInSysbenchWords(t *testing.T) {
+	o := viaFabric(t, 2, false, "", "oltp_write_only", "--mysql-dry-run", "--time=5", "--rate=2000000000", "run")
+	const full = "\nFATAL: The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate\n"
+	if o.code != 1 || !strings.Contains(o.stdout, full) || strings.Contains(o.stdout, "worker-") {
+		t.Errorf("exit %d; want 1 and sysbench's line alone\n%v", o.code, o)
+	}
+}
+
+func TestSysbenchEnd(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want error
+	}{
+		{"cancelled: another worker failed: worker-2: " + oltp.ErrQueueFull.Error(), oltp.ErrQueueFull},
+		{oltp.ErrForcedShutdown.Error(), oltp.ErrForcedShutdown},
+		{"connect: refused", nil},
+	} {
+		if got := sysbenchEnd(tt.in); got != tt.want {
+			t.Errorf("sysbenchEnd(%q) = %v; want %v", tt.in, got, tt.want)
+		}
+	}
 }
