@@ -264,15 +264,20 @@ func prioSamples(ps []prioStat) int {
 
 // setJobIOPrio is fio's prioclass=/prio=: ioprio_set(IOPRIO_WHO_PROCESS,
 // 0, value) on the calling thread, which is the clone's own (locked).
-func setJobIOPrio(j *fiov1.Job) error {
+// It returns what gives the thread its priority back (nil: nothing set).
+func setJobIOPrio(j *fiov1.Job) (restore func(), err error) {
 	if !j.IoprioSet {
-		return nil
+		return nil, nil
 	}
 	const whoProcess = 1
+	orig, _, getErr := unix.Syscall(unix.SYS_IOPRIO_GET, whoProcess, 0, 0)
 	if _, _, errno := unix.Syscall(unix.SYS_IOPRIO_SET, whoProcess, 0, uintptr(j.Ioprio)); errno != 0 {
-		return fmt.Errorf("job %s: ioprio_set(class %d, level %d): %w", j.Name, j.Ioprio>>13, j.Ioprio&7, errno)
+		return nil, fmt.Errorf("job %s: ioprio_set(class %d, level %d): %w", j.Name, j.Ioprio>>13, j.Ioprio&7, errno)
 	}
-	return nil
+	if getErr != 0 {
+		return nil, nil
+	}
+	return func() { _, _, _ = unix.Syscall(unix.SYS_IOPRIO_SET, whoProcess, 0, orig) }, nil
 }
 
 // checkCmdprio is validateJob's part for the cmdprio options.

@@ -452,6 +452,15 @@ func (c *clone) run(ctx context.Context) error {
 		defer runtime.UnlockOSThread()
 	}
 	if len(c.job.CpusAllowed) > 0 {
+		// The thread ends with the goroutine, but the runtime may start
+		// a thread from it as it exits (handing its P on), and a thread
+		// inherits its creator's CPU set: seen as one of the Go runtime's
+		// threads left pinned to a job's CPUs after the run. So the set
+		// is given back before the goroutine ends.
+		var orig unix.CPUSet
+		if unix.SchedGetaffinity(0, &orig) == nil {
+			defer unix.SchedSetaffinity(0, &orig)
+		}
 		var set unix.CPUSet
 		for _, cpu := range cloneCPUs(c.job, c.index) {
 			set.Set(int(cpu))
@@ -461,8 +470,11 @@ func (c *clone) run(ctx context.Context) error {
 			return fmt.Errorf("job %s: cpus_allowed: %w", c.job.Name, err)
 		}
 	}
-	if err := setJobIOPrio(c.job); err != nil {
+	// The I/O priority is inherited the same way: given back too.
+	if restore, err := setJobIOPrio(c.job); err != nil {
 		return err
+	} else if restore != nil {
+		defer restore()
 	}
 	if err := sleepCtx(ctx, time.Duration(c.job.StartdelayNs)); err != nil {
 		return nil
