@@ -288,8 +288,8 @@ func refuseFileCombos(j *fiov1.Job) {
 		why = "zonemode=strided with several files per job is not built yet"
 	case j.Rw == fiov1.ReadWrite_READ_WRITE_TRIMWRITE || j.Rw == fiov1.ReadWrite_READ_WRITE_RANDTRIMWRITE:
 		why = "trimwrite with several files per job is not built yet"
-	case j.SizePercent > 0 || j.OffsetPercent > 0:
-		why = "size=N% / offset=N% with several files per job is not built yet"
+	case j.OffsetPercent > 0:
+		why = "offset=N% with several files per job is not built yet"
 	}
 	if why != "" {
 		refuse(j, "nrfiles", strconv.Itoa(fileCount(j)), j.Origin, why)
@@ -327,6 +327,16 @@ func fileRegions(j *fiov1.Job, offset uint64, real []int64, next func() uint32) 
 	for i, r := range real {
 		var io uint64
 		switch {
+		case j.SizePercent > 0 && !ranged:
+			// size=N%: that share of each file (fio's size_percent)
+			if r < 0 || uint64(r) <= offset {
+				return nil, 0, fmt.Errorf("job %s: size=%d%% needs file %d to exist with data past offset=%d", j.Name, j.SizePercent, i, offset)
+			}
+			io = uint64(r) - offset
+			if j.SizePercent != 100 {
+				io = min(uint64(r)*uint64(j.SizePercent)/100, io)
+				io -= io % bs
+			}
 		case !ranged:
 			io = fs
 			if extra > 0 {

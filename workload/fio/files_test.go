@@ -329,40 +329,44 @@ func TestSeveralFilesMatchFio(t *testing.T) {
 		// order: the I/Os must come in fio's order (one clone, offsets
 		// from no random generator); else per file counts and bytes.
 		order bool
+		// existing are the sizes of files mf.0.N made before the run
+		existing []int
 	}{
-		{"roundrobin", []string{"--rw=write", "--size=3m", "--bs=64k", "--nrfiles=3"}, true},
-		{"roundrobin:4", []string{"--rw=write", "--size=3m", "--bs=64k", "--nrfiles=3", "--file_service_type=roundrobin:4"}, true},
-		{"sequential", []string{"--rw=read", "--size=2m", "--bs=16k", "--nrfiles=4", "--file_service_type=sequential"}, true},
-		{"random:3 fsync", []string{"--rw=write", "--size=3m", "--bs=64k", "--nrfiles=3", "--file_service_type=random:3", "--fsync=2"}, true},
-		{"uneven size", []string{"--rw=write", "--size=1000k", "--bs=64k", "--nrfiles=3"}, true},
-		{"filesize range", []string{"--rw=write", "--nrfiles=4", "--filesize=64k-256k", "--bs=4k"}, true},
-		{"colon list", []string{"--rw=write", "--size=1m", "--bs=4k", `--filename=a:b\:c:d`}, true},
-		{"create_on_open", []string{"--rw=write", "--size=1m", "--bs=4k", "--nrfiles=2", "--create_on_open=1"}, true},
-		{"unlink", []string{"--rw=write", "--size=1m", "--bs=4k", "--nrfiles=3", "--unlink=1"}, true},
-		{"mix loops", []string{"--rw=rw", "--size=2m", "--bs=4k", "--nrfiles=2", "--file_service_type=sequential", "--loops=2"}, true},
-		{"mix random loops", []string{"--rw=rw", "--size=2m", "--bs=4k", "--nrfiles=3", "--loops=3", "--file_service_type=random"}, true},
-		{"io_size passes", []string{"--rw=write", "--size=3m", "--bs=64k", "--nrfiles=3", "--io_size=5m"}, true},
-		{"libaio", []string{"--rw=write", "--size=2m", "--bs=4k", "--nrfiles=2", "--ioengine=libaio", "--iodepth=4", "--fsync=3"}, true},
-		{"zipf", []string{"--rw=write", "--size=4m", "--bs=4k", "--nrfiles=8", "--file_service_type=zipf"}, true},
-		{"pareto", []string{"--rw=write", "--size=4m", "--bs=4k", "--nrfiles=8", "--file_service_type=pareto:0.3"}, true},
-		{"normal", []string{"--rw=write", "--size=4m", "--bs=4k", "--nrfiles=8", "--file_service_type=normal:20"}, true},
-		{"zipf centered", []string{"--rw=write", "--size=4m", "--bs=4k", "--nrfiles=8", "--file_service_type=zipf:1.4:0.3"}, true},
-		{"gauss mix loops", []string{"--rw=rw", "--size=4m", "--bs=4k", "--nrfiles=6", "--file_service_type=gauss:5:0.2", "--loops=2"}, true},
-		{"openfiles=1", []string{"--rw=write", "--size=3m", "--bs=64k", "--nrfiles=3", "--openfiles=1"}, true},
-		{"openfiles random", []string{"--rw=write", "--size=3m", "--bs=64k", "--nrfiles=4", "--openfiles=2", "--file_service_type=random"}, true},
-		{"openfiles mix loops", []string{"--rw=rw", "--size=3m", "--bs=4k", "--nrfiles=5", "--openfiles=3", "--file_service_type=roundrobin:3", "--loops=2"}, true},
-		{"openfiles libaio", []string{"--rw=write", "--size=2m", "--bs=4k", "--nrfiles=4", "--openfiles=2", "--ioengine=libaio", "--iodepth=8"}, true},
-		{"zipf create_on_open", []string{"--rw=write", "--size=4m", "--bs=4k", "--nrfiles=8", "--file_service_type=zipf", "--create_on_open=1"}, true},
-		{"unlink_each_loop", []string{"--rw=write", "--size=1m", "--bs=64k", "--nrfiles=3", "--loops=3", "--unlink_each_loop=1"}, true},
-		{"unlink_each_loop one file", []string{"--rw=write", "--size=1m", "--bs=64k", "--loops=3", "--unlink_each_loop=1"}, true},
-		{"unlink_each_loop libaio", []string{"--rw=write", "--size=1m", "--bs=4k", "--nrfiles=2", "--loops=2", "--unlink_each_loop=1", "--ioengine=libaio", "--iodepth=8"}, true},
-		{"one file filesize offset", []string{"--rw=write", "--filesize=1m", "--offset=256k", "--bs=64k"}, true},
-		{"one file filesize range", []string{"--rw=write", "--filesize=64k-1m", "--bs=4k"}, true},
-		{"filesize over size", []string{"--rw=write", "--filesize=1m", "--size=512k", "--bs=64k"}, true},
-		{"filesize over size, 2 files", []string{"--rw=write", "--filesize=1m", "--size=512k", "--bs=64k", "--nrfiles=2"}, true},
-		{"randwrite gauss", []string{"--rw=randwrite", "--size=4m", "--bs=4k", "--nrfiles=5", "--file_service_type=gauss:10:0.7"}, false},
-		{"randwrite random", []string{"--rw=randwrite", "--size=3m", "--bs=4k", "--nrfiles=3", "--file_service_type=random"}, false},
-		{"format numjobs", []string{"--rw=read", "--size=2m", "--bs=16k", "--nrfiles=2", "--numjobs=2", "--filename_format=$jobname-$jobnum-f$filenum.dat"}, false},
+		{"roundrobin", []string{"--rw=write", "--size=3m", "--bs=64k", "--nrfiles=3"}, true, nil},
+		{"roundrobin:4", []string{"--rw=write", "--size=3m", "--bs=64k", "--nrfiles=3", "--file_service_type=roundrobin:4"}, true, nil},
+		{"sequential", []string{"--rw=read", "--size=2m", "--bs=16k", "--nrfiles=4", "--file_service_type=sequential"}, true, nil},
+		{"random:3 fsync", []string{"--rw=write", "--size=3m", "--bs=64k", "--nrfiles=3", "--file_service_type=random:3", "--fsync=2"}, true, nil},
+		{"uneven size", []string{"--rw=write", "--size=1000k", "--bs=64k", "--nrfiles=3"}, true, nil},
+		{"filesize range", []string{"--rw=write", "--nrfiles=4", "--filesize=64k-256k", "--bs=4k"}, true, nil},
+		{"colon list", []string{"--rw=write", "--size=1m", "--bs=4k", `--filename=a:b\:c:d`}, true, nil},
+		{"create_on_open", []string{"--rw=write", "--size=1m", "--bs=4k", "--nrfiles=2", "--create_on_open=1"}, true, nil},
+		{"unlink", []string{"--rw=write", "--size=1m", "--bs=4k", "--nrfiles=3", "--unlink=1"}, true, nil},
+		{"mix loops", []string{"--rw=rw", "--size=2m", "--bs=4k", "--nrfiles=2", "--file_service_type=sequential", "--loops=2"}, true, nil},
+		{"mix random loops", []string{"--rw=rw", "--size=2m", "--bs=4k", "--nrfiles=3", "--loops=3", "--file_service_type=random"}, true, nil},
+		{"io_size passes", []string{"--rw=write", "--size=3m", "--bs=64k", "--nrfiles=3", "--io_size=5m"}, true, nil},
+		{"libaio", []string{"--rw=write", "--size=2m", "--bs=4k", "--nrfiles=2", "--ioengine=libaio", "--iodepth=4", "--fsync=3"}, true, nil},
+		{"zipf", []string{"--rw=write", "--size=4m", "--bs=4k", "--nrfiles=8", "--file_service_type=zipf"}, true, nil},
+		{"pareto", []string{"--rw=write", "--size=4m", "--bs=4k", "--nrfiles=8", "--file_service_type=pareto:0.3"}, true, nil},
+		{"normal", []string{"--rw=write", "--size=4m", "--bs=4k", "--nrfiles=8", "--file_service_type=normal:20"}, true, nil},
+		{"zipf centered", []string{"--rw=write", "--size=4m", "--bs=4k", "--nrfiles=8", "--file_service_type=zipf:1.4:0.3"}, true, nil},
+		{"gauss mix loops", []string{"--rw=rw", "--size=4m", "--bs=4k", "--nrfiles=6", "--file_service_type=gauss:5:0.2", "--loops=2"}, true, nil},
+		{"openfiles=1", []string{"--rw=write", "--size=3m", "--bs=64k", "--nrfiles=3", "--openfiles=1"}, true, nil},
+		{"openfiles random", []string{"--rw=write", "--size=3m", "--bs=64k", "--nrfiles=4", "--openfiles=2", "--file_service_type=random"}, true, nil},
+		{"openfiles mix loops", []string{"--rw=rw", "--size=3m", "--bs=4k", "--nrfiles=5", "--openfiles=3", "--file_service_type=roundrobin:3", "--loops=2"}, true, nil},
+		{"openfiles libaio", []string{"--rw=write", "--size=2m", "--bs=4k", "--nrfiles=4", "--openfiles=2", "--ioengine=libaio", "--iodepth=8"}, true, nil},
+		{"zipf create_on_open", []string{"--rw=write", "--size=4m", "--bs=4k", "--nrfiles=8", "--file_service_type=zipf", "--create_on_open=1"}, true, nil},
+		{"unlink_each_loop", []string{"--rw=write", "--size=1m", "--bs=64k", "--nrfiles=3", "--loops=3", "--unlink_each_loop=1"}, true, nil},
+		{"unlink_each_loop one file", []string{"--rw=write", "--size=1m", "--bs=64k", "--loops=3", "--unlink_each_loop=1"}, true, nil},
+		{"unlink_each_loop libaio", []string{"--rw=write", "--size=1m", "--bs=4k", "--nrfiles=2", "--loops=2", "--unlink_each_loop=1", "--ioengine=libaio", "--iodepth=8"}, true, nil},
+		{"one file filesize offset", []string{"--rw=write", "--filesize=1m", "--offset=256k", "--bs=64k"}, true, nil},
+		{"one file filesize range", []string{"--rw=write", "--filesize=64k-1m", "--bs=4k"}, true, nil},
+		{"filesize over size", []string{"--rw=write", "--filesize=1m", "--size=512k", "--bs=64k"}, true, nil},
+		{"filesize over size, 2 files", []string{"--rw=write", "--filesize=1m", "--size=512k", "--bs=64k", "--nrfiles=2"}, true, nil},
+		{"size=50% of existing files", []string{"--rw=write", "--bs=4k", "--nrfiles=3", "--size=50%", "--offset=8k"}, true, []int{1000000, 1300000, 1600000}},
+		{"size=100% of existing files", []string{"--rw=write", "--bs=4k", "--nrfiles=3", "--size=100%"}, true, []int{1000000, 1300000, 1600000}},
+		{"randwrite gauss", []string{"--rw=randwrite", "--size=4m", "--bs=4k", "--nrfiles=5", "--file_service_type=gauss:10:0.7"}, false, nil},
+		{"randwrite random", []string{"--rw=randwrite", "--size=3m", "--bs=4k", "--nrfiles=3", "--file_service_type=random"}, false, nil},
+		{"format numjobs", []string{"--rw=read", "--size=2m", "--bs=16k", "--nrfiles=2", "--numjobs=2", "--filename_format=$jobname-$jobnum-f$filenum.dat"}, false, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -371,6 +375,11 @@ func TestSeveralFilesMatchFio(t *testing.T) {
 				dir := filepath.Join(root, who)
 				if err := os.Mkdir(dir, 0o755); err != nil {
 					t.Fatal(err)
+				}
+				for i, n := range tt.existing {
+					if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("mf.0.%d", i)), make([]byte, n), 0o644); err != nil {
+						t.Fatal(err)
+					}
 				}
 				iolog := filepath.Join(root, who+".iolog")
 				args := append([]string{"--name=mf", "--directory=" + dir, "--write_iolog=" + iolog, "--output-format=normal,json"}, tt.args...)
