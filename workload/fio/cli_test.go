@@ -276,4 +276,10 @@ func TestHeaderBeforeTheJobs(t *testing.T) {
 	if !strings.HasPrefix(got.String(), "x: (g=0): ") {
 		t.Errorf("--eta=always: the output does not start with the header:\n%.300s", got.String())
 	}
+	// fio's ETA line follows "Starting 1 process" directly and ends with
+	// the blank line before the report.
+	eta := regexp.MustCompile(`\nStarting 1 process\n(x: Laying out[^\n]*\n)?Jobs: 1 \(f=1\): \[W\(1\)\]\[\d+\.\d%\]\[w=[^]]+\]\[w=[^]]+ IOPS\]\[eta \d\dm:\d\ds\]\s*\r`)
+	if !eta.MatchString(got.String()) || !strings.Contains(got.String(), "\r\nx: (groupid=0") {
+		t.Errorf("--eta=always: no fio ETA line between the header and the report:\n%q", got.String())
+	}
 }

@@ -61,13 +61,15 @@ func runLocal(ctx context.Context, c *Command, stdout, stderr io.Writer, version
 		defer f.Close()
 		out = f
 	}
+	eta, stop, etaShown := showEta(c, stdout)
 	w.SetStatus(c.StatusInterval, out)
-	w.SetHeader(out) // before the jobs run, as fio prints it (and before --output-format=normal,json's JSON)
+	// The header goes out before the jobs run, as fio prints it (and
+	// before --output-format=normal,json's JSON).
+	w.SetHeader(out, etaShown && out == stdout && c.StatusInterval == 0)
 	// Layout notes go into the report, as fio prints them on stdout;
 	// stderr gets errors only.
 	env := workload.Env{Start: time.Now(), Version: version,
 		Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
-	eta, stop := showEta(c, stdout)
 	runErr := workload.Drive(ctx, w, PhaseRun, env, etaEvery(c), eta)
 	stop()
 	if repErr := w.Report(out); repErr != nil && runErr == nil {
@@ -86,32 +88,40 @@ func etaEvery(c *Command) time.Duration {
 
 // showEta shows each interval as fio's ETA line on stdout: with
 // --eta=always, or --eta=auto when stdout is a terminal; --eta-newline=t
-// starts a new line every t instead of rewriting one. stop clears the
-// line.
-func showEta(c *Command, stdout io.Writer) (tick func(workload.Snapshot), stop func()) {
+// starts a new line every t instead of rewriting one. stop ends the line.
+func showEta(c *Command, stdout io.Writer) (tick func(workload.Snapshot), stop func(), shows bool) {
 	show := c.Eta == "always"
 	if f, ok := stdout.(*os.File); ok && c.Eta == "auto" {
 		_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 		show = err == nil
 	}
 	lastNL := time.Now()
+	e := &etaState{jobs: c.Spec.Jobs, start: lastNL}
+	shown, newline := false, false
 	tick = func(s workload.Snapshot) {
 		if !show {
 			return
 		}
-		line := ProgressLine(s)
-		if c.EtaNewline > 0 && s.End.Sub(lastNL) >= c.EtaNewline {
-			fmt.Fprintf(stdout, "%s\n", line)
-			lastNL = s.End
-		} else {
-			fmt.Fprintf(stdout, "\r%s\x1b[K", line)
+		if !shown {
+			e.start, lastNL = s.Start, s.Start
+		}
+		// As fio's display_thread_status: each line ends with \r and is
+		// rewritten by the next; --eta-newline=t starts a new one every t.
+		if newline {
+			fmt.Fprint(stdout, "\n")
+			newline, e.lastLength = false, 0
+		}
+		fmt.Fprintf(stdout, "%s\r", e.line(s))
+		shown = true
+		if c.EtaNewline > 0 && s.End.Sub(lastNL) > c.EtaNewline {
+			newline, lastNL = true, s.End
 		}
 	}
 	return tick, func() {
 		if show {
-			fmt.Fprint(stdout, "\r\x1b[K")
+			fmt.Fprint(stdout, "\n") // fio ends its ETA line (or the header's) before the report
 		}
-	}
+	}, show
 }
 
 // writeHelp is fio's --help, listing what writepath accepts.

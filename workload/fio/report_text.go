@@ -74,7 +74,9 @@ func textHeader(b *bufio.Writer, v *view) {
 			b.WriteString(n + "\n")
 		}
 	}
-	b.WriteString("\n")
+	if !v.noBlank {
+		b.WriteString("\n")
+	}
 }
 
 func textEntry(b *bufio.Writer, e entry, v *view) {

@@ -31,7 +31,11 @@ type statusDump struct {
 // SetHeader makes later runs write the normal output's header (the jobs'
 // lines, "Starting N processes", the layout's) to out as the jobs start,
 // as fio does, instead of with the report; nil turns it off.
-func (w *Workload) SetHeader(out io.Writer) { w.header = out }
+// etaFollows says the ETA line follows the header (and ends with the
+// blank line the header would end with).
+func (w *Workload) SetHeader(out io.Writer, etaFollows bool) {
+	w.header, w.etaFollows = out, etaFollows
+}
 
 // headerOut is where the header goes before the jobs run, or nil.
 func (w *Workload) headerOut() io.Writer {
@@ -46,7 +50,7 @@ func (w *Workload) headerOut() io.Writer {
 
 // writeHeader writes the normal output's header of clones, with notes.
 func writeHeader(out io.Writer, w *Workload, clones []*clone, version string, notes []string) {
-	v := &view{version: version, spec: w.spec, notes: notes}
+	v := &view{version: version, spec: w.spec, notes: notes, noBlank: w.etaFollows}
 	for _, c := range clones {
 		if c.job.Thread {
 			v.threads++

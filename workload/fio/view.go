@@ -34,6 +34,9 @@ type view struct {
 	// (as fio prints it first), with the first headedNotes of notes.
 	headed      bool
 	headedNotes int
+	// noBlank: the header ends without its blank line (the ETA line that
+	// follows ends with it).
+	noBlank bool
 }
 
 // view is the last run's report rows.

@@ -42,7 +42,10 @@ type Workload struct {
 	// header (SetHeader) is where the normal output's header goes as the
 	// jobs start, as fio prints it before they run.
 	header io.Writer
-	mu     struct {
+	// etaFollows: the header's blank line is left to the ETA line, which
+	// ends with it (fio prints none between them).
+	etaFollows bool
+	mu         struct {
 		sync.Mutex
 		res *result // last run's result; nil before the first run ends
 	}
