@@ -271,7 +271,7 @@ func (c *clone) nextOp() (op int, off, n uint64) {
 	}
 	if c.syncDue() {
 		if c.iolog != nil {
-			c.iolog.io(c.now(), "sync", c.lastOff, 0)
+			c.iolog.io(c.now(), syncLogName(c.datasync), c.lastOff, 0)
 		}
 		return opSync, 0, 0
 	}

@@ -242,11 +242,11 @@ func readIOLog(t *testing.T, path string) []ioEntry {
 			out = append(out, ioEntry{file: filepath.Base(fl[1]), op: fl[2]})
 			continue
 		}
-		if len(fl) < 5 || (fl[2] != "read" && fl[2] != "write" && fl[2] != "sync") {
+		if len(fl) < 5 || (fl[2] != "read" && fl[2] != "write" && fl[2] != "sync" && fl[2] != "datasync") {
 			continue
 		}
 		e := ioEntry{file: filepath.Base(fl[1]), op: fl[2], off: fl[3], size: fl[4]}
-		if e.op == "sync" {
+		if e.op == "sync" || e.op == "datasync" {
 			e.off = ""
 		}
 		out = append(out, e)
@@ -258,7 +258,7 @@ func readIOLog(t *testing.T, path string) []ioEntry {
 func perFile(log []ioEntry) map[string][2]int64 {
 	m := map[string][2]int64{}
 	for _, e := range log {
-		if e.size == "" && e.op != "sync" {
+		if e.size == "" && e.op != "sync" && e.op != "datasync" {
 			continue // a file action
 		}
 		k := e.file + " " + e.op
@@ -364,6 +364,10 @@ func TestSeveralFilesMatchFio(t *testing.T) {
 		{"filesize over size, 2 files", []string{"--rw=write", "--filesize=1m", "--size=512k", "--bs=64k", "--nrfiles=2"}, true, nil},
 		{"size=50% of existing files", []string{"--rw=write", "--bs=4k", "--nrfiles=3", "--size=50%", "--offset=8k"}, true, []int{1000000, 1300000, 1600000}},
 		{"size=100% of existing files", []string{"--rw=write", "--bs=4k", "--nrfiles=3", "--size=100%"}, true, []int{1000000, 1300000, 1600000}},
+		{"thinktime", []string{"--rw=write", "--size=2m", "--bs=4k", "--nrfiles=3", "--thinktime=100", "--thinktime_blocks=7"}, true, nil},
+		{"fdatasync and fsync", []string{"--rw=write", "--size=256k", "--bs=4k", "--fdatasync=5", "--fsync=3", "--nrfiles=2"}, true, nil},
+		{"holes", []string{"--rw=write:64k", "--size=2m", "--bs=64k", "--nrfiles=2"}, true, nil},
+		{"number_ios", []string{"--rw=read", "--size=2m", "--bs=64k", "--nrfiles=2", "--number_ios=10"}, true, nil},
 		{"randwrite gauss", []string{"--rw=randwrite", "--size=4m", "--bs=4k", "--nrfiles=5", "--file_service_type=gauss:10:0.7"}, false, nil},
 		{"randwrite random", []string{"--rw=randwrite", "--size=3m", "--bs=4k", "--nrfiles=3", "--file_service_type=random"}, false, nil},
 		{"format numjobs", []string{"--rw=read", "--size=2m", "--bs=16k", "--nrfiles=2", "--numjobs=2", "--filename_format=$jobname-$jobnum-f$filenum.dat"}, false, nil},

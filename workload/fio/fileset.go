@@ -300,6 +300,10 @@ func (c *clone) nextOpFiles() (op int, off, n uint64) {
 			c.restartFiles()
 			continue
 		}
+		if c.job.ThinktimeNs > 0 && c.ios >= c.lastThink+uint64(max(c.job.ThinktimeBlocks, 1)) {
+			c.lastThink = c.ios
+			return opThink, 0, 0
+		}
 		i := c.pickFile()
 		if i < 0 {
 			return opBusy, 0, 0
@@ -313,13 +317,9 @@ func (c *clone) nextOpFiles() (op int, off, n uint64) {
 		c.use(i)
 		if c.syncDue() {
 			if c.iolog != nil {
-				c.iolog.io(c.now(), "sync", c.lastOff, 0)
+				c.iolog.io(c.now(), syncLogName(c.datasync), c.lastOff, 0)
 			}
 			return opSync, 0, 0
-		}
-		if c.job.ThinktimeNs > 0 && c.ios >= c.lastThink+uint64(max(c.job.ThinktimeBlocks, 1)) {
-			c.lastThink = c.ios
-			return opThink, 0, 0
 		}
 		d := c.gen.dir()
 		if c.rate.on {

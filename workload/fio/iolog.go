@@ -41,6 +41,14 @@ func openIOLog(c *clone) error {
 	return nil
 }
 
+// syncLogName is the log's word for a sync: fio's io_ddir_name.
+func syncLogName(datasync bool) string {
+	if datasync {
+		return "datasync"
+	}
+	return "sync"
+}
+
 // ioLogName is a file's name as fio's I/O log prints it.
 func ioLogName(path string) string { return strings.TrimPrefix(path, "./") }
 
