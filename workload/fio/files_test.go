@@ -592,3 +592,34 @@ func TestDirectoryListMatchesFio(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNextOpFiles is the per-I/O cost of deciding an I/O of a job
+// with 8 files (the null engine: no file is opened; no random map, whose
+// search is the same with one file or several), by file service, beside
+// one file's.
+func BenchmarkNextOpFiles(b *testing.B) {
+	for _, tt := range []struct{ name, files, service string }{
+		{"one file", "1", "roundrobin"}, {"roundrobin", "8", "roundrobin"}, {"random", "8", "random"}, {"zipf", "8", "zipf"},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			spec, err := ParseArgs([]string{"--name=a", "--ioengine=null", "--rw=randwrite", "--bs=4k", "--size=64m", "--norandommap",
+				"--nrfiles=" + tt.files, "--file_service_type=" + tt.service, "--time_based", "--runtime=1h"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			clones, _, err := plan(spec, envFor(b.TempDir()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			c := clones[0]
+			c.loopsLeft = 1
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if op, _, _ := c.nextOp(); op == opDone {
+					b.Fatal("done")
+				}
+			}
+		})
+	}
+}

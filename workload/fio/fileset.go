@@ -406,7 +406,10 @@ type fileDist struct {
 	nranges             uint64
 	off                 uint64
 	theta, zeta2, zetan float64
-	pow                 float64
+	// zipf's per-draw constants, computed once (fio computes them per
+	// draw, to the same values)
+	alpha, eta, half float64
+	pow              float64
 	stddev              uint32
 }
 
@@ -432,6 +435,9 @@ func newFileDist(j *fiov1.Job, files int, seed uint32) *fileDist {
 	for i := uint64(0); i < min(d.nranges, zipfMaxGen); i++ {
 		d.zetan += math.Pow(1/float64(i+1), p)
 	}
+	d.alpha = 1 / (1 - d.theta)
+	d.eta = (1 - math.Pow(2/float64(d.nranges), 1-d.theta)) / (1 - d.zeta2/d.zetan)
+	d.half = math.Pow(0.5, d.theta)
 	return d
 }
 
@@ -458,16 +464,14 @@ func (d *fileDist) next() int {
 	var v uint64
 	switch d.kind {
 	case fiov1.FileService_FILE_SERVICE_ZIPF:
-		alpha := 1 / (1 - d.theta)
-		eta := (1 - math.Pow(2/float64(n), 1-d.theta)) / (1 - d.zeta2/d.zetan)
 		u := float64(d.rnd.next()) / frand32Max
 		switch z := u * d.zetan; {
 		case z < 1:
 			v = 1
-		case z < 1+math.Pow(0.5, d.theta):
+		case z < 1+d.half:
 			v = 2
 		default:
-			v = 1 + uint64(float64(n)*math.Pow(eta*u-eta+1, alpha))
+			v = 1 + uint64(float64(n)*math.Pow(d.eta*u-d.eta+1, d.alpha))
 		}
 		v = (v - 1 + d.off) % n
 	case fiov1.FileService_FILE_SERVICE_PARETO:
