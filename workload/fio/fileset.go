@@ -410,7 +410,7 @@ type fileDist struct {
 	// draw, to the same values)
 	alpha, eta, half float64
 	pow              float64
-	stddev              uint32
+	stddev           uint32
 }
 
 // frand32Max is fio's FRAND32_MAX.
