@@ -88,4 +88,20 @@
 // libaio and io_uring batch as fio: iodepth_batch_submit requests per
 // io_submit/io_uring_enter, iodepth_batch_complete_min to _max
 // completions per wait, a full queue reaped down to iodepth_low.
+//
+// Numbers are read as fio 3.33's str_to_decimal reads them (fionum.go):
+// KiB, MiB, ... are powers of 1000 at fio's default kb_base, counts take
+// k/m/g, a tail after the number and its unit is ignored where it holds
+// no letter or digit ("65536)"); where fio silently reads something else
+// than the value says ("4.5k" as 4, "10sec" as 10 µs) the job is refused
+// when run, naming fio's reading.
+//
+// latency_target's search (latency.go) steps the depth down once at the
+// top of the job's loop after a slow I/O at latency_percentile=100, and
+// the completions of the drain that follows are not counted against the
+// next depth; fio steps down inside the slow completion, and its drain's
+// slow completions step it down again. fill_device runs write-only jobs;
+// fio's lay-out-until-full for jobs that read is refused when run. The
+// ENOSPC that ends a fill_device job is not printed as fio's "io_u error"
+// line.
 package fio
