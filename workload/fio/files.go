@@ -47,10 +47,18 @@ func setFilename(j *fiov1.Job, v string) error {
 
 // setNrfiles reads nrfiles=. With filename= given, fio keeps no more
 // files than it names (fixup_options caps nr_files at the files added).
+// fio's --parse-only takes any count; 0 (fio then runs the job without a
+// file, doing nothing) and more than maxFiles are refused when run.
 func setNrfiles(j *fiov1.Job, v string) error {
-	n, err := parseUint(v, 1, maxFiles)
+	n, err := parseUint(v, 0, math.MaxUint32)
 	if err != nil {
-		return fmt.Errorf("%w (at most %d files per job)", err, maxFiles)
+		return err
+	}
+	switch {
+	case n == 0:
+		return runRefusal("nrfiles=0: fio runs the job with no file and does no I/O; give 1 or more")
+	case n > maxFiles:
+		return runRefusal(fmt.Sprintf("%d files: at most %d files per job (each an open file)", n, maxFiles))
 	}
 	if j.Filename != "" {
 		named := max(len(j.Filenames), 1)

@@ -31,6 +31,7 @@ func TestParseOnlyAcceptsWhatFioAccepts(t *testing.T) {
 		{"prerun", "[j]\nsize=8m\nexec_prerun=true\n", true, "prerun.fio:3: option exec_prerun=true: not supported: running commands"},
 		{"files", "[j]\nsize=8m\nnrfiles=4\nioengine=mmap\n", true, "option nrfiles=4: not supported: ioengine=mmap with several files"},
 		{"colon", "[j]\nsize=8m\nfilename=a:b\nrw=trimwrite\n", true, "trimwrite with several files"},
+		{"nrfiles-over", "[j]\nsize=8m\nnrfiles=70000\n", true, "at most 65536 files per job"},
 		{"files-verify", "[j]\nsize=8m\nnrfiles=2\nrw=write\nverify=md5\n", true, "verify= with several files"},
 		{"uring-option", "[j]\nsize=8m\nioengine=io_uring\nsqthread_poll=1\n", true, "writepath's io_uring engine runs with fio's engine defaults; its sqthread_poll option"},
 		{"offload-aio", "[j]\nsize=8m\nioengine=libaio\nio_submit_mode=offload\n", true, "io_submit_mode=offload"},
