@@ -57,3 +57,33 @@ func TestOutOfOrderIntervalRefused(t *testing.T) {
 		t.Errorf("seq 1 after 2: add = %v; want ErrBadInterval, not stale", err)
 	}
 }
+
+// TestPingPacer: a streaming worker is pinged every timeout/2 at most (at
+// the defaults every 2nd tick); a silent one every tick, at once.
+func TestPingPacer(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		interval, timeout time.Duration
+		streamed          string // per tick: s streamed, - silent
+		want              string // per tick: p pinged, . skipped
+	}{
+		{"defaults", time.Second, 5 * time.Second, "ssssss-s--s", ".p.p.pp.pp."},
+		{"timeout under two intervals", time.Second, 1500 * time.Millisecond, "ssss", "pppp"},
+		{"fast heartbeat", 100 * time.Millisecond, 3 * time.Second, "ssssssssssssssssssssssssssssssssss", "..............p..............p...."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPingPacer(tc.interval, tc.timeout)
+			var got []byte
+			for _, c := range tc.streamed {
+				if p.due(c == 's') {
+					got = append(got, 'p')
+				} else {
+					got = append(got, '.')
+				}
+			}
+			if string(got) != tc.want {
+				t.Errorf("pings %s; want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -25,6 +26,8 @@ type session struct {
 	done    chan struct{} // closed by end
 	endOnce sync.Once
 	reason  string // why the session ended; written once in end
+	// streamed is set by each interval received, cleared by the pinger.
+	streamed atomic.Bool
 
 	mu struct {
 		sync.Mutex
