@@ -77,11 +77,14 @@ func benchMergePersist(b *testing.B, sparse bool) {
 	b.ReportMetric(float64(encoded)/benchWorkers, "hdr-bytes/worker")
 	b.ResetTimer()
 	seq := uint32(0)
-	var dec hist.Decoder
+	// One decoder per worker, as each session has: a worker's snapshot
+	// stays in its decoder until its next interval (phaseMerge.settleTotal).
+	decs := make([]hist.Decoder, benchWorkers)
 	for b.Loop() {
 		for i, iv := range ivs {
 			iv.Seq = seq
-			ops, err := decodeInterval(&dec, iv)
+			m.settleTotal(names[i])
+			ops, err := decodeInterval(&decs[i], iv)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -111,6 +111,47 @@ type mergeWorker struct {
 	done  bool  // sent PhaseDone: reports nothing past last
 	last  int64 // highest seq reported, -1 before the first
 	total workerTotal
+	// held is the worker's last snapshot, merged and not yet summed into
+	// total: that waits until its interval is published, so that the
+	// 1,000 phase-total sums (7.5% of the coordinator's CPU at 1,000
+	// workers) are not in the interval's path. Its ops live in the
+	// session's decoder, so the session settles it (settleTotal) before it
+	// decodes its next interval.
+	held *heldTotal
+}
+
+type heldTotal struct {
+	iv  *writepathv1.Interval
+	ops map[string]*hist.Sparse
+}
+
+// settleLocked sums the held snapshot into the worker's total.
+func (w *mergeWorker) settleLocked(m *phaseMerge, name string) {
+	if w.held == nil {
+		return
+	}
+	if err := w.total.add(w.held.iv, w.held.ops); err != nil {
+		// Cannot happen: add checked that it fits (fitsTotal).
+		m.log.Error("worker phase total", "run", m.runID, "phase", m.phase, "worker", name, "err", err)
+	}
+	w.held = nil
+}
+
+// settleTotal sums the worker's held snapshot into its total: its session
+// calls it before decoding the next interval into the same memory.
+func (m *phaseMerge) settleTotal(worker string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if w := m.mu.workers[worker]; w != nil {
+		w.settleLocked(m, worker)
+	}
+}
+
+// settleAllLocked sums every held snapshot into its worker's total.
+func (m *phaseMerge) settleAllLocked() {
+	for name, w := range m.mu.workers {
+		w.settleLocked(m, name)
+	}
 }
 
 // pendingInterval accumulates interval seq until it is published.
@@ -159,6 +200,7 @@ func (m *phaseMerge) add(worker string, iv *writepathv1.Interval, ops map[string
 		// A worker reports its intervals in seq order on one stream.
 		return fmt.Errorf("%w: seq %d from %s after seq %d: out of order", ErrBadInterval, seq, worker, w.last)
 	}
+	w.settleLocked(m, worker) // the previous one first: totals add in seq order
 	if seq < m.mu.next {
 		// Summed into the worker's total now, so a worker's total adds its
 		// snapshots in seq order whichever are late.
@@ -187,12 +229,13 @@ func (m *phaseMerge) add(worker string, iv *writepathv1.Interval, ops map[string
 	if p.reporting[worker] {
 		return fmt.Errorf("%w: seq %d from %s twice", ErrBadInterval, seq, worker)
 	}
-	if err := w.total.add(iv, ops); err != nil {
+	if err := w.total.fits(ops); err != nil {
 		return fmt.Errorf("%w: worker %s phase total: %w", ErrBadInterval, worker, err)
 	}
 	if err := p.merge(worker, iv, ops); err != nil {
-		return err // cannot happen (see maxOpCount); the total is then off, as the merge is
+		return err // cannot happen (see maxOpCount)
 	}
+	w.held = &heldTotal{iv: iv, ops: ops}
 	w.last = max(w.last, int64(seq))
 	m.publishReadyLocked(now)
 	return nil
@@ -319,6 +362,7 @@ func (m *phaseMerge) finalizeLocked(p *pendingInterval, expected []string) {
 	}
 	m.publish(mi)
 	m.jobs <- writeJob{mi: mi, snaps: m.boundSnapsLocked(p.seq, p.snaps)}
+	m.settleAllLocked() // published: the totals' sums are out of its path
 }
 
 // boundSnapsLocked returns the snapshots to store with interval seq: all
@@ -424,6 +468,7 @@ func (m *phaseMerge) flush() (uint32, error) {
 		delete(m.mu.pending, seq)
 		m.mu.next++
 	}
+	m.settleAllLocked()
 	m.mu.closed = true
 	n := m.mu.next
 	if m.mu.shedTotal > 0 {

@@ -1,6 +1,8 @@
 package coordinator
 
 import (
+	"fmt"
+	"maps"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -247,5 +249,56 @@ func TestClockPicksShortestRoundTrip(t *testing.T) {
 	est, ok := c.estimate()
 	if !ok || est.rtt != 2*time.Millisecond || est.offset != 250*time.Millisecond {
 		t.Errorf("estimate = %+v, %v; want rtt 2ms offset 250ms", est, ok)
+	}
+}
+
+// TestTotalsWithReusedDecoders: as sessions do, each worker decodes every
+// interval into its one decoder; its snapshot is summed into its phase
+// total later (once its interval is published, or before its next decode),
+// so every total is exact: worker a's three intervals, b's two (b is then
+// lost), and a late one of c's.
+func TestTotalsWithReusedDecoders(t *testing.T) {
+	at, d := time.Unix(1000, 0), time.Second
+	st := tempStore(t)
+	m := newPhaseMerge("r", "load", 0, at, d, d, st, []string{"a", "b", "c"},
+		func(*writepathv1.MergedInterval) {}, discard())
+	decs := map[string]*hist.Decoder{"a": {}, "b": {}, "c": {}}
+	add := func(w string, seq uint32, vals []int64, now time.Time) {
+		t.Helper()
+		m.settleTotal(w)
+		ops, err := decodeInterval(decs[w], workerInterval(t, seq, at, d, vals))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.add(w, workerInterval(t, seq, at, d, vals), ops, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("a", 0, []int64{1000, 2000}, at.Add(d))
+	add("b", 0, []int64{1000}, at.Add(d))
+	add("a", 1, []int64{1000, 2000, 3000}, at.Add(2*d)) // before interval 0 is published
+	m.tick(at.Add(3 * d))                               // 0 published without c
+	add("c", 0, []int64{5000, 6000, 7000, 8000}, at.Add(3*d))
+	add("b", 1, []int64{4000, 4000}, at.Add(3*d))
+	m.lost("b", at.Add(3*d))
+	add("a", 2, []int64{9000}, at.Add(3*d))
+	m.lost("c", at.Add(3*d))
+	if _, err := m.flush(); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	if err := st.WorkerTotals("r", func(_ int, tot *writepathv1.WorkerTotal) error {
+		h, err := hist.Decode(tot.GetOps()[0].GetHdr())
+		if err != nil {
+			return err
+		}
+		got[tot.GetWorker()] = fmt.Sprint(tot.GetIntervals(), h.Count(), h.Max()/1000)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a": "3 6 9", "b": "2 3 4", "c": "1 4 8"}
+	if !maps.Equal(got, want) {
+		t.Errorf("totals (intervals, count, max/1000) = %v; want %v", got, want)
 	}
 }

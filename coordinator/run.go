@@ -151,6 +151,7 @@ func (r *run) addInterval(dec *hist.Decoder, worker string, iv *writepathv1.Inte
 	if m == nil || m.phase != iv.GetPhase() {
 		return fmt.Errorf("%w: %w: phase %s is not being measured", ErrBadInterval, errStale, echo.Quote(iv.GetPhase()))
 	}
+	m.settleTotal(worker) // its held snapshot's histograms are in dec
 	ops, err := decodeInterval(dec, iv)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package coordinator
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/writepath/writepath/hist"
@@ -40,6 +41,18 @@ func (t *workerTotal) add(iv *writepathv1.Interval, ops map[string]*hist.Sparse)
 	}
 	t.seconds += iv.GetEnd().AsTime().Sub(iv.GetStart().AsTime()).Seconds()
 	t.intervals++
+	return nil
+}
+
+// fits reports an error if adding ops would take an op's total past
+// MaxInt64 (add then fails), so that such an interval is refused whole
+// before anything of it is merged.
+func (t *workerTotal) fits(ops map[string]*hist.Sparse) error {
+	for op, h := range ops {
+		if s := t.ops[op]; s != nil && h.Count() > math.MaxInt64-s.Count() {
+			return fmt.Errorf("op %s: %w: total count past MaxInt64", op, hist.ErrMergeDropped)
+		}
+	}
 	return nil
 }
 
