@@ -227,3 +227,62 @@ func BenchmarkSyscallCost(b *testing.B) {
 		b.ReportMetric(float64(after.Syscalls-before.Syscalls)/float64(n/2), "bpf-ns/syscall")
 	}
 }
+
+// BenchmarkLoad is the tracer's start-up: Load and Close, every disk
+// traced and a process of interest (the syscall programs load too), as
+// `writepath run` loads it. It reports the instructions the verifier
+// walked per program (verified-insns, the kernel's count: the load's main
+// cost, and machine-independent, unlike the ns/op of a shared machine)
+// and the kernel memory the maps lock (map-KiB: what creating them zeroes).
+//
+//	go test -run '^$' -bench Load -benchtime 20x ./telemetry/blocktrace
+func BenchmarkLoad(b *testing.B) {
+	if os.Geteuid() != 0 {
+		b.Skip("needs root")
+	}
+	cfg := Config{PIDs: []int{os.Getpid()}}
+	insns := map[string]uint32{}
+	var mapBytes uint64
+	for i := 0; i < b.N; i++ {
+		l, err := Load(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i == 0 {
+			b.StopTimer()
+			for _, c := range []*ebpf.Collection{l.block, l.sys} {
+				if c == nil {
+					continue
+				}
+				for n, p := range c.Programs {
+					info, err := p.Info()
+					if err != nil {
+						b.Fatal(err)
+					}
+					v, _ := info.VerifiedInstructions()
+					insns[n] = v
+				}
+				if c == l.block {
+					for _, m := range c.Maps {
+						info, err := m.Info()
+						if err != nil {
+							b.Fatal(err)
+						}
+						ml, _ := info.Memlock()
+						mapBytes += ml
+						b.Logf("map %s: %d KiB", info.Name, ml/1024)
+					}
+				}
+			}
+			b.StartTimer()
+		}
+		l.Close()
+	}
+	var total uint32
+	for n, v := range insns {
+		total += v
+		b.ReportMetric(float64(v), strings.TrimPrefix(n, "block_rq_")+"-insns")
+	}
+	b.ReportMetric(float64(total), "verified-insns")
+	b.ReportMetric(float64(mapBytes)/1024, "map-KiB")
+}
