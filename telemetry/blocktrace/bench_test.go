@@ -183,19 +183,26 @@ func BenchmarkTick(b *testing.B) {
 // not followed (the followed one is init), with the syscall programs
 // attached, which run at every syscall's entry and exit. It reports the
 // programs' CPU per syscall (kernel BPF statistics: both programs, every
-// syscall of the host in the meantime).
+// syscall of the host in the meantime). Its "followed" case is the
+// followed process's own cost: this process is followed, so each write
+// also stores and removes its pending entry (the syscalls hash).
 //
 //	go test -run '^$' -bench SyscallCost -benchtime 1000000x ./telemetry/blocktrace
 func BenchmarkSyscallCost(b *testing.B) {
 	if os.Geteuid() != 0 {
 		b.Skip("needs root")
 	}
+	b.Run("other", func(b *testing.B) { syscallCost(b, 1) })
+	b.Run("followed", func(b *testing.B) { syscallCost(b, os.Getpid()) })
+}
+
+func syscallCost(b *testing.B, pid int) {
 	stats, err := MeasureCost()
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer stats.Close()
-	l, err := Load(Config{Devices: []string{}, PIDs: []int{1}})
+	l, err := Load(Config{Devices: []string{}, PIDs: []int{pid}})
 	if err != nil {
 		b.Fatal(err)
 	}
