@@ -130,10 +130,20 @@ func Load(cfg Config) (*Loaded, error) {
 	// it is the load's main cost (~20 MB of heap), which is handed back to
 	// the OS at once, as a worker stays up for days.
 	cache := btf.NewCache()
-	if err := l.loadBlock(spec, cache); err != nil {
+	kernel, err := cache.Kernel()
+	if err != nil {
+		return nil, fmt.Errorf("%w: kernel BTF: %v", ErrUnavailable, err)
+	}
+	// CO-RE against vmlinux's types alone: every type the programs read
+	// (request, gendisk, task_struct, pt_regs) is the core kernel's, and
+	// without KernelTypes cilium/ebpf also decodes the BTF of every loaded
+	// module for the relocations (on a distribution kernel dozens, decoded
+	// for nothing). The attach targets come from the same cached spec.
+	opts := ebpf.CollectionOptions{Cache: cache, Programs: ebpf.ProgramOptions{KernelTypes: kernel}}
+	if err := l.loadBlock(spec, opts); err != nil {
 		return nil, err
 	}
-	l.sys, l.SysErr = loadSys(spec, l.block, cache)
+	l.sys, l.SysErr = loadSys(spec, l.block, opts)
 	debug.FreeOSMemory()
 	l.pages = newArrayBatch(l.block.Maps[traceMapPages].FD(), pageBytes, l.cpus)
 	l.dirs = newArrayBatch(l.block.Maps[traceMapDirs].FD(), dirBytes, l.cpus)
@@ -188,7 +198,7 @@ func (l *Loaded) setConstants(spec *ebpf.CollectionSpec) error {
 
 // loadBlock loads every map with the block programs (and the test probes
 // if asked).
-func (l *Loaded) loadBlock(spec *ebpf.CollectionSpec, cache *btf.Cache) error {
+func (l *Loaded) loadBlock(spec *ebpf.CollectionSpec, opts ebpf.CollectionOptions) error {
 	bs := spec.Copy()
 	for _, name := range sysProgs {
 		delete(bs.Programs, name)
@@ -198,7 +208,7 @@ func (l *Loaded) loadBlock(spec *ebpf.CollectionSpec, cache *btf.Cache) error {
 			delete(bs.Programs, name)
 		}
 	}
-	c, err := ebpf.NewCollectionWithOptions(bs, ebpf.CollectionOptions{Cache: cache})
+	c, err := ebpf.NewCollectionWithOptions(bs, opts)
 	if err != nil {
 		return fmt.Errorf("%w: load block programs: %v", ErrUnavailable, verifierSummary(err))
 	}
@@ -208,7 +218,7 @@ func (l *Loaded) loadBlock(spec *ebpf.CollectionSpec, cache *btf.Cache) error {
 
 // loadSys loads the syscall programs, sharing block's maps, so that a
 // kernel refusing them still runs the block series.
-func loadSys(spec *ebpf.CollectionSpec, block *ebpf.Collection, cache *btf.Cache) (*ebpf.Collection, error) {
+func loadSys(spec *ebpf.CollectionSpec, block *ebpf.Collection, opts ebpf.CollectionOptions) (*ebpf.Collection, error) {
 	ss := spec.Copy()
 	for name := range ss.Programs {
 		if !slices.Contains(sysProgs, name) {
@@ -224,7 +234,8 @@ func loadSys(spec *ebpf.CollectionSpec, block *ebpf.Collection, cache *btf.Cache
 			repl[name] = m
 		}
 	}
-	c, err := ebpf.NewCollectionWithOptions(ss, ebpf.CollectionOptions{MapReplacements: repl, Cache: cache})
+	opts.MapReplacements = repl
+	c, err := ebpf.NewCollectionWithOptions(ss, opts)
 	if err != nil {
 		return nil, fmt.Errorf("syscall tracing: %v", verifierSummary(err))
 	}
