@@ -26,6 +26,8 @@ type Conn struct {
 	// has (the driver sends only flags the server announced).
 	Caps uint32
 	buf  []byte
+	// z is the compressed framing (Caps has CapCompress), nil without.
+	z *Compressor
 }
 
 // Dial logs in with the driver, using cfg (which it does not change),
@@ -57,7 +59,11 @@ func Dial(ctx context.Context, cfg *mysql.Config) (*Conn, error) {
 		_ = dc.Close()
 		return nil, errors.New("login: the driver sent no handshake response")
 	}
-	return &Conn{sn: sn, dc: dc, Caps: sn.caps}, nil
+	c := &Conn{sn: sn, dc: dc, Caps: sn.caps}
+	if c.Caps&CapCompress != 0 {
+		c.z = NewCompressor()
+	}
+	return c, nil
 }
 
 // sniffer is the driver's socket. It reads the capability flags from the
@@ -89,18 +95,34 @@ func (c *Conn) Interrupt() { _ = c.sn.Conn.SetDeadline(time.Unix(1, 0)) }
 // roundTrip sends the request in c.buf and returns the first packet of
 // the answer (valid until the next call).
 func (c *Conn) roundTrip() ([]byte, error) {
-	req, err := Finish(c.buf)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := c.sn.Conn.Write(req); err != nil {
+	if err := c.send(); err != nil {
 		return nil, err
 	}
 	return c.read()
 }
 
+// send sends the request in c.buf, in a frame if compressed.
+func (c *Conn) send() error {
+	req, err := Finish(c.buf)
+	if err == nil && c.z != nil {
+		req, err = c.z.Frame(req, 0)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = c.sn.Conn.Write(req)
+	return err
+}
+
+// Compressor returns the connection's compressed framing, nil when the
+// connection is not compressed; it goes with the socket on Detach.
+func (c *Conn) Compressor() *Compressor { return c.z }
+
 // read reads one packet.
 func (c *Conn) read() ([]byte, error) {
+	if c.z != nil {
+		return c.readFramed()
+	}
 	var h [4]byte
 	if _, err := io.ReadFull(c.sn.Conn, h[:]); err != nil {
 		return nil, err
@@ -117,6 +139,36 @@ func (c *Conn) read() ([]byte, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// readFramed reads one packet of a compressed connection, reading frames
+// until one is whole. (Setup only: a frame at a time, into its own buffer.)
+func (c *Conn) readFramed() ([]byte, error) {
+	var frame []byte
+	for {
+		p, used, ok, err := c.z.Packet(frame)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if used != len(frame) {
+				return nil, fmt.Errorf("%w: a frame read whole was taken in part", ErrBadFrame)
+			}
+			return p, nil
+		}
+		var h [frameHeader]byte
+		if _, err := io.ReadFull(c.sn.Conn, h[:]); err != nil {
+			return nil, err
+		}
+		clen := uint24(h[:])
+		if clen > MaxFrame {
+			return nil, fmt.Errorf("%w: %d bytes (at most %d)", ErrBadFrame, clen, MaxFrame)
+		}
+		frame = append(append(frame[:0], h[:]...), make([]byte, clen)...)
+		if _, err := io.ReadFull(c.sn.Conn, frame[frameHeader:]); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // Prepare makes a server-side prepared statement and returns its id.
@@ -217,10 +269,5 @@ func (c *Conn) affected() (uint64, error) {
 // CloseStmt frees prepared statement id on the server (no answer comes).
 func (c *Conn) CloseStmt(id uint32) error {
 	c.buf = binary.LittleEndian.AppendUint32(Header(c.buf, ComStmtClose), id)
-	req, err := Finish(c.buf)
-	if err != nil {
-		return err
-	}
-	_, err = c.sn.Conn.Write(req)
-	return err
+	return c.send()
 }

@@ -11,7 +11,9 @@
 //
 // Every request is one packet with sequence number 0, and every answer
 // the hot path reads is one packet; nothing here allocates except the
-// error for an ERR packet.
+// error for an ERR packet. A connection that negotiated CapCompress wraps
+// them in the compressed protocol's frames (Compressor), whose zlib state
+// each connection makes once and reuses.
 package wire
 
 import (
