@@ -11,10 +11,17 @@ import (
 // TestRunAllocatesNothing: the run phase's clients, statements, answers
 // and recording included, allocate nothing per transaction. Two runs that
 // differ only in --events differ in allocations by their set-up's noise,
-// not by the extra transactions.
+// not by the extra transactions. Also with --mysql-compression, whose
+// framing reuses each connection's zlib state and buffers.
 func TestRunAllocatesNothing(t *testing.T) {
+	for _, compress := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "compressed"}[compress], func(t *testing.T) { testRunAllocatesNothing(t, compress) })
+	}
+}
+
+func testRunAllocatesNothing(t *testing.T, compress bool) {
 	s := testSpec(t, "wp_loop_alloc", 2, 1000)
-	s.RandType, s.Threads = 1, u32p(4)
+	s.RandType, s.Threads, s.MysqlCompression = 1, u32p(4), compress
 	o := prepared(t, s)
 	mallocs := func(events uint64) uint64 {
 		o := o

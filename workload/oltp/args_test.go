@@ -88,7 +88,7 @@ func TestParseArgsReportsEveryProblem(t *testing.T) {
 		{[]string{"--mysql-db=a;b"}, []string{"--mysql-db"}},
 		{[]string{"--db-driver=pgsql"}, []string{"MySQL protocol only"}},
 		{[]string{"--histogram"}, []string{"writepath sysbench"}},
-		{[]string{"--mysql-compression"}, []string{"compressed protocol"}},
+		{[]string{"--mysql-compression=yes"}, []string{"--mysql-compression=yes (want on or off)"}},
 		{[]string{"--mysql-host=a,b"}, []string{"one server"}},
 	}
 	for _, tt := range tests {
@@ -179,5 +179,39 @@ func TestServerOptions(t *testing.T) {
 	}
 	if _, err := ServerOptions(nil); err == nil {
 		t.Error("ServerOptions(nil) succeeded")
+	}
+}
+
+// TestCompressionValues: --mysql-compression takes sysbench 1.0.20's
+// booleans (bare, on/off, true/false, 1/0), on either command line.
+func TestCompressionValues(t *testing.T) {
+	for _, tt := range []struct {
+		arg  string
+		want bool
+	}{
+		{"--mysql-compression", true}, {"--mysql-compression=on", true}, {"--mysql-compression=true", true},
+		{"--mysql-compression=1", true}, {"--mysql-compression=off", false}, {"--mysql-compression=0", false},
+		{"--mysql-compression=false", false},
+	} {
+		spec, err := ParseArgs([]string{tt.arg})
+		if err != nil {
+			t.Errorf("ParseArgs(%s): %v", tt.arg, err)
+			continue
+		}
+		if spec.GetMysqlCompression() != tt.want {
+			t.Errorf("ParseArgs(%s): compression %v; want %v", tt.arg, spec.GetMysqlCompression(), tt.want)
+		}
+		cl, ex := ParseCommandLine([]string{"oltp_write_only", tt.arg, "run"})
+		if ex != nil {
+			t.Errorf("ParseCommandLine(%s): %+v", tt.arg, ex)
+			continue
+		}
+		if got := cl.Spec.GetMysqlCompression(); got != tt.want {
+			t.Errorf("ParseCommandLine(%s): compression %v; want %v", tt.arg, got, tt.want)
+		}
+		o, err := Resolve(spec)
+		if err == nil && o.Conn.Compress != tt.want {
+			t.Errorf("Resolve(%s): Conn.Compress %v; want %v", tt.arg, o.Conn.Compress, tt.want)
+		}
 	}
 }

@@ -356,21 +356,11 @@ func (c *client) failedOn() string {
 // exec sends one request and reads its answer: the rows affected, or the
 // server's error (*mysql.MySQLError), or a connection error.
 func (c *client) exec(req []byte) (uint64, error) {
-	fd := c.ss.fd
-	for sent := 0; sent < len(req); {
-		n, err := rawWrite(fd, req[sent:])
-		switch {
-		case err == unix.EAGAIN: // the socket's buffer is full (not for one statement)
-			if err := c.wait(unix.POLLOUT); err != nil {
-				return 0, err
-			}
-			continue
-		case err == unix.EINTR:
-			continue
-		case err != nil:
-			return 0, err
-		}
-		sent += n
+	if c.ss.z != nil {
+		return c.execFramed(req)
+	}
+	if err := c.send(req); err != nil {
+		return 0, err
 	}
 	for {
 		p, size, err := wire.Next(c.in[c.off:c.n])
@@ -382,32 +372,96 @@ func (c *client) exec(req []byte) (uint64, error) {
 			if c.off == c.n {
 				c.off, c.n = 0, 0
 			}
-			if wire.IsErr(p) {
-				return 0, wire.ParseErr(p)
-			}
-			return wire.ParseOK(p)
+			return answer(p)
 		}
-		if c.n == len(c.in) { // a partial answer fills the buffer
-			if c.off > 0 {
-				c.n = copy(c.in, c.in[c.off:c.n])
-				c.off = 0
-			} else {
-				c.in = append(c.in, make([]byte, len(c.in))...)
-			}
-		}
-		if err := c.wait(unix.POLLIN); err != nil {
+		if err := c.fill(); err != nil {
 			return 0, err
 		}
-		n, err := rawRead(fd, c.in[c.n:])
+	}
+}
+
+// execFramed is exec on a compressed connection (--mysql-compression):
+// the request goes in a frame, the answer comes out of the frames read.
+func (c *client) execFramed(req []byte) (uint64, error) {
+	req, err := c.ss.z.Frame(req, 0)
+	if err != nil {
+		return 0, err
+	}
+	if err := c.send(req); err != nil {
+		return 0, err
+	}
+	for {
+		p, used, ok, err := c.ss.z.Packet(c.in[c.off:c.n])
+		if err != nil {
+			return 0, err
+		}
+		if c.off += used; c.off == c.n {
+			c.off, c.n = 0, 0
+		}
+		if ok {
+			return answer(p)
+		}
+		if err := c.fill(); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// answer reads an OK (the rows affected) or ERR packet.
+func answer(p []byte) (uint64, error) {
+	if wire.IsErr(p) {
+		return 0, wire.ParseErr(p)
+	}
+	return wire.ParseOK(p)
+}
+
+// send writes req whole.
+func (c *client) send(req []byte) error {
+	fd := c.ss.fd
+	for sent := 0; sent < len(req); {
+		n, err := rawWrite(fd, req[sent:])
+		switch {
+		case err == unix.EAGAIN: // the socket's buffer is full (not for one statement)
+			if err := c.wait(unix.POLLOUT); err != nil {
+				return err
+			}
+			continue
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return err
+		}
+		sent += n
+	}
+	return nil
+}
+
+// fill waits for more of the answer and reads it into c.in after c.n,
+// first making room if a partial answer fills the buffer.
+func (c *client) fill() error {
+	if c.n == len(c.in) {
+		if c.off > 0 {
+			c.n = copy(c.in, c.in[c.off:c.n])
+			c.off = 0
+		} else {
+			c.in = append(c.in, make([]byte, len(c.in))...)
+		}
+	}
+	for {
+		if err := c.wait(unix.POLLIN); err != nil {
+			return err
+		}
+		n, err := rawRead(c.ss.fd, c.in[c.n:])
 		switch {
 		case err == unix.EINTR || err == unix.EAGAIN:
 			continue // a signal, or nothing yet: wait on
 		case err != nil:
-			return 0, err
+			return err
 		case n == 0:
-			return 0, io.EOF
+			return io.EOF
 		}
 		c.n += n
+		return nil
 	}
 }
 

@@ -329,8 +329,7 @@ func (cl *CommandLine) test(vs *values, rest []string) *Exit {
 
 // refusals are options writepath cannot honour when they are on, and why.
 var refusals = map[string]string{
-	"mysql_compression": "writepath's MySQL client does not implement the compressed protocol; connect without --mysql-compression",
-	"mysql_debug":       "writepath does not use libmysqlclient, so there are no client library calls to trace; use --db-debug and --verbosity=5",
+	"mysql_debug": "writepath does not use libmysqlclient, so there are no client library calls to trace; use --db-debug and --verbosity=5",
 }
 
 // specFrom builds a Spec from resolved values, every problem at once.
@@ -512,6 +511,7 @@ func dbOptions(vs *values, s *oltpv1.Spec) error {
 	}
 	s.Connection = c
 	s.DryRun, s.DbDebug, s.MysqlSsl = vs.flag("mysql-dry-run"), vs.flag("db-debug"), vs.flag("mysql-ssl")
+	s.MysqlCompression = vs.flag("mysql-compression")
 	return errors.Join(errs...)
 }
 

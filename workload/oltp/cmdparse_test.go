@@ -83,7 +83,11 @@ func TestParseCommandLineExits(t *testing.T) {
 		{[]string{"oltp_read_write", "run"}, true, "FATAL: writepath implements sysbench's oltp_write_only only; 'oltp_read_write' is not implemented"},
 		{[]string{"oltp_write_only", "--db-driver=foo", "run"}, true, "FATAL: invalid database driver name: 'foo'"},
 		{[]string{"oltp_write_only", "--db-ps-mode=foo", "run"}, true, "FATAL: Invalid value for db-ps-mode: foo"},
-		{[]string{"oltp_write_only", "--mysql-compression", "run"}, true, "FATAL: --mysql-compression: writepath's MySQL client does not implement the compressed protocol; connect without --mysql-compression"},
+		// sysbench 1.0.20's booleans: on/off, true/false, 1/0; not ON or yes.
+		{[]string{"oltp_write_only", "--mysql-compression=foo", "run"}, true, "!invalid option: --mysql-compression=foo"},
+		{[]string{"oltp_write_only", "--mysql-compression=ON", "run"}, true, "!invalid option: --mysql-compression=ON"},
+		{[]string{"oltp_write_only", "--mysql-compression=yes", "run"}, true, "!invalid option: --mysql-compression=yes"},
+		{[]string{"oltp_write_only", "--mysql-compression=2", "run"}, true, "!invalid option: --mysql-compression=2"},
 		{[]string{"oltp_write_only", "--tables=x", "run"}, true, "FATAL: invalid value for --tables: 'x' (want a whole number from 0 to 100000)"},
 	}
 	for _, tt := range tests {

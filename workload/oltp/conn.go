@@ -41,6 +41,9 @@ func mysqlConfig(c ConnOptions, withDB bool) *mysql.Config {
 	// The driver logs every broken connection to stderr; a killed server
 	// is an expected event here, counted as a reconnect instead.
 	cfg.Logger = quietLogger{}
+	if c.Compress {
+		_ = cfg.Apply(mysql.EnableCompression(true)) // sets a field; never fails
+	}
 	return cfg
 }
 

@@ -53,6 +53,9 @@ type ConnOptions struct {
 	Port                             int
 	// SSL is --mysql-ssl (see sslRefusal).
 	SSL bool
+	// Compress is --mysql-compression: every connection asks for the
+	// compressed protocol (used if the server has it, as libmysqlclient).
+	Compress bool
 	// IgnoreAll is --mysql-ignore-errors=all.
 	IgnoreAll bool
 	// Ignore lists error numbers to roll back and retry on.
@@ -90,7 +93,7 @@ func Resolve(spec *oltpv1.Spec) (Options, error) {
 	var errs []error
 	o.Rand, errs = resolveRand(spec)
 	c, err := resolveConn(spec.GetConnection())
-	c.SSL = spec.GetMysqlSsl()
+	c.SSL, c.Compress = spec.GetMysqlSsl(), spec.GetMysqlCompression()
 	o.Conn = c
 	errs = append(errs, err)
 	errs = append(errs, o.validate()...)

@@ -36,17 +36,18 @@ func comStatus(t *testing.T, c *conn) map[string]int64 {
 // all six as text with --db-ps-mode=disable.
 func TestTransactionMix(t *testing.T) {
 	for _, mode := range []struct {
-		name     string
-		text     bool
-		executes int64 // COM_STMT_EXECUTE per statement
-	}{{"prepared", false, 1}, {"text", true, 0}} {
-		t.Run(mode.name, func(t *testing.T) { testTransactionMix(t, mode.text, mode.executes) })
+		name           string
+		text, compress bool
+		executes       int64 // COM_STMT_EXECUTE per statement
+	}{{"prepared", false, false, 1}, {"text", true, false, 0}, {"prepared compressed", false, true, 1}, {"text compressed", true, true, 0}} {
+		t.Run(mode.name, func(t *testing.T) { testTransactionMix(t, mode.text, mode.compress, mode.executes) })
 	}
 }
 
-func testTransactionMix(t *testing.T, text bool, executes int64) {
+func testTransactionMix(t *testing.T, text, compress bool, executes int64) {
 	s := testSpec(t, "wp_mix", 3, 2000)
 	s.Threads, s.Events, s.TimeSeconds, s.UseTextProtocol = u32p(4), 400, u32p(0), text
+	s.MysqlCompression = compress
 	o := prepared(t, s)
 	admin := adminConn(t, "")
 	before := comStatus(t, admin)

@@ -25,6 +25,9 @@ type session struct {
 	// hookTyped as typed.
 	hook      uint32
 	hookTyped bool
+	// z is the compressed protocol's framing (--mysql-compression, when
+	// the server has it); nil: plain packets.
+	z *wire.Compressor
 }
 
 // openSession connects and prepares every statement up front, as
@@ -46,6 +49,7 @@ func openSession(ctx context.Context, o *Options, hookSQL string) (*session, err
 		}
 		return nil, err
 	}
+	s.z = c.Compressor()
 	if s.fd, err = c.Detach(); err != nil {
 		return nil, err
 	}
@@ -100,7 +104,11 @@ func (s *session) prepare(c *wire.Conn, o *Options, hookSQL string) error {
 // aborted connection otherwise) and closes it.
 func (s *session) quit() {
 	if s.fd >= 0 {
-		_, _ = unix.Write(s.fd, []byte{1, 0, 0, 0, wire.ComQuit})
+		quit := []byte{1, 0, 0, 0, wire.ComQuit}
+		if s.z != nil {
+			quit, _ = s.z.Frame(quit, 0)
+		}
+		_, _ = unix.Write(s.fd, quit)
 		s.close()
 	}
 }

@@ -170,9 +170,13 @@ type Spec struct {
 	// offers TLS. writepath's client cannot (after login its run phase drives
 	// the socket itself), so a phase refuses a server that offers it and
 	// connects in plaintext to one that does not, as sysbench then does.
-	MysqlSsl      bool `protobuf:"varint,31,opt,name=mysql_ssl,json=mysqlSsl,proto3" json:"mysql_ssl,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	MysqlSsl bool `protobuf:"varint,31,opt,name=mysql_ssl,json=mysqlSsl,proto3" json:"mysql_ssl,omitempty"`
+	// mysql_compression is --mysql-compression: as sysbench's client
+	// (libmysqlclient's MYSQL_OPT_COMPRESS), ask for the compressed protocol
+	// and use it on every connection if the server has it.
+	MysqlCompression bool `protobuf:"varint,32,opt,name=mysql_compression,json=mysqlCompression,proto3" json:"mysql_compression,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Spec) Reset() {
@@ -418,6 +422,13 @@ func (x *Spec) GetDbDebug() bool {
 func (x *Spec) GetMysqlSsl() bool {
 	if x != nil {
 		return x.MysqlSsl
+	}
+	return false
+}
+
+func (x *Spec) GetMysqlCompression() bool {
+	if x != nil {
+		return x.MysqlCompression
 	}
 	return false
 }
@@ -696,7 +707,7 @@ var File_writepath_oltp_v1_oltp_proto protoreflect.FileDescriptor
 
 const file_writepath_oltp_v1_oltp_proto_rawDesc = "" +
 	"\n" +
-	"\x1cwritepath/oltp/v1/oltp.proto\x12\x11writepath.oltp.v1\"\xe0\v\n" +
+	"\x1cwritepath/oltp/v1/oltp.proto\x12\x11writepath.oltp.v1\"\x8d\f\n" +
 	"\x04Spec\x12\x1b\n" +
 	"\x06tables\x18\x01 \x01(\rH\x00R\x06tables\x88\x01\x01\x12\"\n" +
 	"\n" +
@@ -735,7 +746,8 @@ const file_writepath_oltp_v1_oltp_proto_rawDesc = "" +
 	"\tsecondary\x18\x1c \x01(\bR\tsecondary\x12\x17\n" +
 	"\adry_run\x18\x1d \x01(\bR\x06dryRun\x12\x19\n" +
 	"\bdb_debug\x18\x1e \x01(\bR\adbDebug\x12\x1b\n" +
-	"\tmysql_ssl\x18\x1f \x01(\bR\bmysqlSslB\t\n" +
+	"\tmysql_ssl\x18\x1f \x01(\bR\bmysqlSsl\x12+\n" +
+	"\x11mysql_compression\x18  \x01(\bR\x10mysqlCompressionB\t\n" +
 	"\a_tablesB\r\n" +
 	"\v_table_sizeB\n" +
 	"\n" +
