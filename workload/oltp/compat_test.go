@@ -66,3 +66,36 @@ func TestWritepathRunsOnSysbenchTables(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestComMixMatchesSysbench: the server counts the same statements
+// (Com_* deltas) for writepath's run as for sysbench 1.0.20's, both on
+// the same tables with the same --events on one thread (no deadlocks to
+// retry), with --mysql-compression off and on.
+func TestComMixMatchesSysbench(t *testing.T) {
+	for _, compress := range []bool{false, true} {
+		name := map[bool]string{false: "off", true: "on"}[compress]
+		t.Run("compression="+name, func(t *testing.T) {
+			s := testSpec(t, "wp_commix", 2, 1000)
+			s.Threads, s.Events, s.TimeSeconds, s.MysqlCompression = u32p(1), 200, u32p(0), compress
+			o := prepared(t, s)
+			admin := adminConn(t, "")
+			bytesIn := func() int64 {
+				return queryInt(t, admin, "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'BYTES_RECEIVED'")
+			}
+			before, b0 := comStatus(t, admin), bytesIn()
+			sysbench(t, o, "run", "--threads=1", "--events=200", "--time=0", "--mysql-compression="+name)
+			mid, b1 := comStatus(t, admin), bytesIn()
+			sum, _, err := runFor(t, t.Context(), o)
+			if err != nil || sum.Transactions != 200 {
+				t.Fatalf("writepath run: %v, %d transactions", err, sum.Transactions)
+			}
+			after, b2 := comStatus(t, admin), bytesIn()
+			for k := range after {
+				if sb, wp := mid[k]-before[k], after[k]-mid[k]; sb != wp {
+					t.Errorf("%s: sysbench %d, writepath %d", k, sb, wp)
+				}
+			}
+			t.Logf("compression=%s: bytes received by the server: sysbench %d, writepath %d", name, b1-b0, b2-b1)
+		})
+	}
+}

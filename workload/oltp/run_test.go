@@ -14,7 +14,7 @@ import (
 // comStatus reads the server's statement counters.
 func comStatus(t *testing.T, c *conn) map[string]int64 {
 	t.Helper()
-	rows, err := c.queryStrings("SELECT CONCAT(VARIABLE_NAME, '=', VARIABLE_VALUE) FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ('COM_BEGIN','COM_COMMIT','COM_UPDATE','COM_DELETE','COM_INSERT','COM_ROLLBACK','COM_STMT_EXECUTE')")
+	rows, err := c.queryStrings("SELECT CONCAT(VARIABLE_NAME, '=', VARIABLE_VALUE) FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ('COM_BEGIN','COM_COMMIT','COM_UPDATE','COM_DELETE','COM_INSERT','COM_ROLLBACK','COM_STMT_EXECUTE','COM_STMT_PREPARE','COM_STMT_CLOSE')")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -101,15 +102,59 @@ func (s *session) prepare(c *wire.Conn, o *Options, hookSQL string) error {
 }
 
 // quit says goodbye on a healthy idle session (the server would log an
-// aborted connection otherwise) and closes it.
+// aborted connection otherwise) and closes it. Like sysbench's
+// thread_done, it first closes the prepared statements (COM_STMT_CLOSE,
+// which the server counts in Com_stmt_close and does not answer).
 func (s *session) quit() {
-	if s.fd >= 0 {
-		quit := []byte{1, 0, 0, 0, wire.ComQuit}
+	if s.fd < 0 {
+		return
+	}
+	var b []byte
+	add := func(pkt []byte) {
 		if s.z != nil {
-			quit, _ = s.z.Frame(quit, 0)
+			pkt, _ = s.z.Frame(pkt, 0) // 5 or 9 bytes: fits a frame
 		}
-		_, _ = unix.Write(s.fd, quit)
-		s.close()
+		b = append(b, pkt...)
+	}
+	closeStmt := func(id uint32) {
+		if id != 0 {
+			add([]byte{5, 0, 0, 0, wire.ComStmtClose, byte(id), byte(id >> 8), byte(id >> 16), byte(id >> 24)})
+		}
+	}
+	closeStmt(s.begin)
+	closeStmt(s.commit)
+	for _, ids := range s.ids {
+		for _, id := range ids {
+			closeStmt(id)
+		}
+	}
+	closeStmt(s.hook)
+	add([]byte{1, 0, 0, 0, wire.ComQuit})
+	writeAll(s.fd, b, time.Second)
+	s.close()
+}
+
+// writeAll writes b to the non-blocking socket fd, waiting for room at
+// most wait in all; it gives up on an error (the goodbye is best effort).
+func writeAll(fd int, b []byte, wait time.Duration) {
+	deadline := time.Now().Add(wait)
+	for len(b) > 0 {
+		n, err := unix.Write(fd, b)
+		switch {
+		case err == unix.EAGAIN:
+			left := time.Until(deadline)
+			if left <= 0 {
+				return
+			}
+			pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+			_, _ = unix.Poll(pfd, int(left/time.Millisecond)+1)
+			continue
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return
+		}
+		b = b[n:]
 	}
 }
 
