@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -162,18 +161,14 @@ var helpLines = [][2]string{
 	{"--aux-path=path", "Accepted; writepath writes no state files"},
 }
 
-// writeCmdHelp is fio's --cmdhelp: one option's help, or every option's
-// with "all" (or nothing).
+// writeCmdHelp is fio's --cmdhelp: one option's help (cmdHelpTable, fio
+// 3.33's fields), or every option's with "all" (or nothing). A name is
+// found as fio finds it: the option's name or its alias, fio's or
+// writepath's.
 func writeCmdHelp(w io.Writer, name string) error {
 	var b strings.Builder
 	if name == "" || name == "all" {
-		names := make([]string, 0, len(optionTable))
-		for _, o := range optionTable {
-			names = append(names, o.name)
-		}
-		for _, n := range names {
-			fmt.Fprintf(&b, "%-24s: %s\n", n, options[n].help)
-		}
+		writeCmdHelpAll(&b)
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -181,40 +176,22 @@ func writeCmdHelp(w io.Writer, name string) error {
 	if a, ok := aliases[name]; ok {
 		main = a
 	}
-	o, ok := options[main]
-	if !ok {
-		if why, no := refused[name]; no {
-			fmt.Fprintf(&b, "%20s: not supported here: %s\n", name, why)
-		} else {
-			fmt.Fprintf(&b, "No such command: %s\n", name)
-		}
-		_, err := io.WriteString(w, b.String())
-		return err
-	}
-	fmt.Fprintf(&b, "%20s: %s\n", main, o.help)
-	var al []string
-	for a, n := range aliases {
-		if n == main {
-			al = append(al, a)
+	h := cmdHelpByOpt[main]
+	if h == nil {
+		for i := range cmdHelpTable {
+			if c := &cmdHelpTable[i]; c.name == name || c.alias == name {
+				h = c
+			}
 		}
 	}
-	sort.Strings(al)
-	if len(al) > 0 {
-		fmt.Fprintf(&b, "%20s: %s\n", "alias", strings.Join(al, ", "))
+	switch why, no := refused[name]; {
+	case h != nil:
+		writeOptionHelp(&b, h)
+	case no:
+		fmt.Fprintf(&b, "%20s: not supported here: %s\n", name, why)
+	default:
+		fmt.Fprintf(&b, "No such command: %s\n", name)
 	}
-	kind := "string or number"
-	if o.flag {
-		kind = "boolean value"
-	}
-	fmt.Fprintf(&b, "%20s: %s\n", "type", kind)
-	def, ok := optionDefaults[main]
-	if why, differs := defaultDiffers[main]; differs {
-		def, ok = why+" (writepath)", true
-	}
-	if !ok {
-		def = "no default"
-	}
-	fmt.Fprintf(&b, "%20s: %s\n\n", "default", def)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
