@@ -123,44 +123,6 @@ func showEta(c *Command, stdout io.Writer) (tick func(workload.Snapshot), stop f
 	}, show
 }
 
-// writeHelp is fio's --help, listing what writepath accepts.
-func writeHelp(w io.Writer, version string) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\nfio [options] [job options] <job file(s)>\n", versionString(version))
-	for _, l := range helpLines {
-		fmt.Fprintf(&b, "  %-22s%s\n", l[0], l[1])
-	}
-	b.WriteString("\nRefused, with the reason: --debug --server --client --daemonize --remote-config --idle-prof\n" +
-		"--trigger* --cpuclock-test --crctest --merge-blktrace-only --bandwidth-log.\n" +
-		"Job options: --cmdhelp=all; engines: --enghelp.\n")
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-var helpLines = [][2]string{
-	{"--parse-only", "Parse options only, don't start any IO"},
-	{"--output", "Write output to file"},
-	{"--minimal", "Minimal (terse) output"},
-	{"--output-format=type", "Output format (terse,json,json+,normal)"},
-	{"--terse-version=type", "Set terse version output format (default 3, or 2 or 4 or 5)"},
-	{"--version", "Print version info and exit"},
-	{"--help", "Print this page"},
-	{"--cmdhelp=cmd", "Print command help, \"all\" for all of them"},
-	{"--enghelp=engine", "Print ioengine help, or list available ioengines"},
-	{"--showcmd", "Turn a job file into command line options"},
-	{"--inflate-log=log", "Inflate and output compressed log"},
-	{"--eta=when", "When ETA estimate should be printed (always, never, auto)"},
-	{"--eta-newline=t", "Force a new line for every 't' period passed"},
-	{"--eta-interval=t", "Update the ETA line every 't' (default 1s)"},
-	{"--status-interval=t", "Force full status dump every 't' period passed"},
-	{"--readonly", "Turn on safety read-only checks, preventing writes"},
-	{"--section=name", "Only run specified section in job file, multiple sections can be specified"},
-	{"--alloc-size=kb", "Accepted; writepath has no smalloc pool"},
-	{"--warnings-fatal", "Accepted; every parser problem is already an error"},
-	{"--max-jobs=nr", "Accepted (fio 3.33 ignores it too); at most 4096 jobs"},
-	{"--aux-path=path", "Accepted; writepath writes no state files"},
-}
-
 // writeCmdHelp is fio's --cmdhelp: one option's help (cmdHelpTable, fio
 // 3.33's fields), or every option's with "all" (or nothing). A name is
 // found as fio finds it: the option's name or its alias, fio's or
