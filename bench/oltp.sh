@@ -33,8 +33,10 @@
 # Environment: TABLES (8), SIZE (100000), TIME (10 s per run), ROUNDS (2),
 # THREADS ("8 16 64"), COMMITS ("1 2"), BINARY (server binary), SET (extra
 # --set k=v words for the server), WP_FLAGS (extra `writepath run` flags,
-# e.g. --no-trace), PREPARE (1: also time both prepares, ABBA), KEEP (1:
-# keep the work directory, every run's output and stderr, and print its path:
+# e.g. --no-trace), ARGS (extra oltp_write_only options for both tools'
+# runs, e.g. --mysql-compression=on), PREPARE (1: also time both prepares,
+# ABBA), KEEP (1: keep the work directory, every run's output and stderr,
+# and print its path:
 # with GODEBUG=gctrace=1,schedtrace=1000 in the environment writepath's
 # stderr holds its collections and run queues second by second).
 # A full run: 2 x 3 x ROUNDS x 4 runs of TIME s, about 10 min at the defaults.
@@ -50,6 +52,7 @@ THREADS=${THREADS:-"8 16 64"}
 COMMITS=${COMMITS:-"1 2"}
 PREP_THREADS=${PREP_THREADS:-16}
 WP_FLAGS=${WP_FLAGS:-}
+read -r -a ARGV <<<"${ARGS:-}"
 PREPARE=${PREPARE:-0}
 KEEP=${KEEP:-0}
 SET=${SET:-"--set innodb_buffer_pool_size=1G --set innodb_log_file_size=512M --set max_prepared_stmt_count=1000000"}
@@ -109,6 +112,7 @@ echo "server: $VERSION ($SET)"
 echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start; other processes may share them"
 echo "tables: $TABLES x $SIZE rows; $TIME s per run; $ROUNDS ABBA round(s) per setting; threads: $THREADS; trx_commit: $COMMITS"
 echo "writepath: ${WPR[*]:0:3} run ${WP_FLAGS:-(default flags)}"
+echo "both runs: ${ARGS:-(no extra options)}"
 echo
 
 sql "CREATE DATABASE IF NOT EXISTS sbtest"
@@ -143,13 +147,13 @@ run_one() {
 	t0=$(srv_ticks)
 	b0=$(busy_ticks)
 	if [ "$tool" = sysbench ]; then
-		timed "$out" "${SB[@]}" --threads="$th" --time="$TIME" --percentile=99 --report-interval=1 run
+		timed "$out" "${SB[@]}" --threads="$th" --time="$TIME" --percentile=99 --report-interval=1 "${ARGV[@]}" run
 		read -r tps p99 trx < <(awk '$1 == "transactions:" {gsub(/\(/, "", $3); tps=$3; trx=$2} /99th percentile:/ {p99=$3} END {print tps, p99, trx}' "$out")
 		# "[ 1s ] thds: 16 tps: 2705.00 ..."
 		read -r first median < <(awk '/^\[ *[0-9]+s \] thds:/ {for (i = 1; i < NF; i++) if ($i == "tps:") v[n++] = $(i + 1)} END {print first_median(v, n)}
 			function first_median(v, n,   s, i, j, t) {if (n == 0) return "0 0"; for (i = 0; i < n; i++) s[i] = v[i]; for (i = 1; i < n; i++) for (j = i; j > 0 && s[j-1] > s[j]; j--) {t = s[j]; s[j] = s[j-1]; s[j-1] = t}; return v[0] " " s[int(n / 2)]}' "$out")
 	else
-		timed "$out" "${WPR[@]}" run "${CONN[@]}" --threads="$th" --time="$TIME" --percentile=99
+		timed "$out" "${WPR[@]}" run "${CONN[@]}" --threads="$th" --time="$TIME" --percentile=99 "${ARGV[@]}"
 		# summary row: "merged  trx  COUNT  TPS  p50  p95  p99 ..."
 		read -r tps p99 trx < <(awk '$1 == "merged" && $2 == "trx" {print $4, $7, $3; exit}' "$out")
 		# interval lines (stdout, or stderr with --json): "run  0.0-1.0s  thds 16 tps  2705.0 ..."; whole seconds only
