@@ -323,6 +323,17 @@ func fileRegions(j *fiov1.Job, offset uint64, real []int64, next func() uint32) 
 	bs := max(minBlock(j), 1)
 	size := j.Size
 	ranged := j.Filesize > 0
+	if size == 0 && !ranged && j.SizePercent == 0 {
+		// fio's setup_files: the files' sizes are the job's, and none
+		// there (an absent file counts 0) is fio's "you need to specify"
+		var have int64
+		for _, r := range real {
+			have += max(r, 0)
+		}
+		if have == 0 {
+			return nil, 0, sizeNeeded(j, "its files", "do not exist or are empty")
+		}
+	}
 	var fs, extra uint64
 	if !ranged {
 		fs = size / n
@@ -352,6 +363,9 @@ func fileRegions(j *fiov1.Job, offset uint64, real []int64, next func() uint32) 
 				io += bs
 			}
 			if io == 0 {
+				if r < 0 && j.Size == 0 {
+					return nil, 0, fmt.Errorf("job %s: %w: file %d does not exist and there is no size= to lay it out with (fio 3.33 runs the job on the others and fails opening it: err=2, No such file or directory)", j.Name, ErrInvalidValue, i)
+				}
 				if r < 0 || uint64(r) < offset {
 					return nil, 0, fmt.Errorf("job %s: size= not given and file %d has no data past offset=%d", j.Name, i, offset)
 				}

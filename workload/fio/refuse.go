@@ -183,8 +183,9 @@ func refusalErrors(jobs []*fiov1.Job) []error {
 }
 
 // checkRunnable is nil when the jobs can run: none carries a refusal, and
-// none misses what fio checks only when it lays the files out (so its
-// --parse-only accepts a job without size=).
+// none breaks what fio checks in fixup_options. A job without size= is
+// runnable: as fio's setup_files, it takes the size of its files if they
+// exist (sizeNeeded when they do not), which is known where it runs.
 func checkRunnable(jobs []*fiov1.Job) error {
 	return errors.Join(runErrors(jobs)...)
 }
@@ -192,9 +193,6 @@ func checkRunnable(jobs []*fiov1.Job) error {
 func runErrors(jobs []*fiov1.Job) []error {
 	errs := refusalErrors(jobs)
 	for _, j := range jobs {
-		if j.Size == 0 && !j.FillDevice && j.Filename == "" && j.SizePercent == 0 && j.Filesize == 0 && j.IoSize == 0 {
-			errs = append(errs, fmt.Errorf("%s: job %s: %w: size= is required (fio: you need to specify size=)", j.Origin, j.Name, ErrInvalidValue))
-		}
 		if j.FillDevice && (readsData(j) || j.Overwrite) {
 			errs = append(errs, fmt.Errorf("%s: job %s: option fill_device: %w: with reads or overwrite=1 fio lays the file out until the space ends and then runs on it; that is not built (fill_device runs write-only jobs)", j.Origin, j.Name, ErrUnsupported))
 		}

@@ -120,11 +120,17 @@ func planOneFile(c *clone, j *fiov1.Job, index int) error {
 		return fmt.Errorf("job %s: the null engine needs size=", j.Name)
 	}
 	if c.size == 0 {
-		st, err := c.file.Stat()
-		if err != nil || uint64(st.Size) <= c.offset {
+		// fio's setup_files: no size= takes the file's (or device's)
+		real, err := realSize(c.file)
+		switch {
+		case err != nil:
+			return sizeNeeded(j, path, "does not exist")
+		case real == 0:
+			return sizeNeeded(j, path, "is empty")
+		case real <= c.offset:
 			return fmt.Errorf("job %s: size= not given and %s has no data past offset=%d", j.Name, path, c.offset)
 		}
-		c.size = uint64(st.Size) - c.offset
+		c.size = real - c.offset
 	}
 	c.gen = newGenerator(j, c.offset, c.size, c.seed)
 	if j.IoSize == 0 && limit > 0 && limit < c.size {
@@ -137,6 +143,13 @@ func planOneFile(c *clone, j *fiov1.Job, index int) error {
 	c.gen.useFioMix(mixSeed)
 	c.files = []*cfile{{file: c.file, path: c.path, fd: -1, offset: c.offset, size: c.size, gen: c.gen}}
 	return nil
+}
+
+// sizeNeeded is fio 3.33's error (setup_files, then EINVAL) for a job
+// without size= whose files do not exist or hold nothing: its line
+// first, so scripts matching it match ours, then which file and why.
+func sizeNeeded(j *fiov1.Job, path, why string) error {
+	return fmt.Errorf("%s: you need to specify size= (%w: %s %s, and the job has no size= to lay it out with)", j.Name, ErrInvalidValue, path, why)
 }
 
 // cloneOffset is where clone num's region starts: offset= plus num times
