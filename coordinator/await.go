@@ -19,8 +19,11 @@ func tickEvery(d time.Duration) time.Duration {
 }
 
 // await waits until every placed worker has finished the phase or been
-// lost. A worker failure cancels the others; a cancel waits CancelGrace
-// for workers to confirm.
+// lost. A worker failure cancels the others, unless its error ended the
+// phase for all (PhaseDone.ends_phase: sysbench's forced shutdown, say):
+// then they are stopped in order and their results kept, the phase still
+// failed with that error. A cancel waits CancelGrace for workers to
+// confirm.
 func (r *run) await(p *phaseRun) error {
 	t := time.NewTicker(tickEvery(r.d))
 	defer t.Stop()
@@ -28,7 +31,11 @@ func (r *run) await(p *phaseRun) error {
 		select {
 		case ev := <-r.events:
 			if r.awaitEvent(p, ev) && len(p.failed) == 1 {
-				r.cancelWorkers(p, "another worker failed: "+p.failed[0])
+				if ev.endsPhase {
+					r.stopWorkers(p, p.failed[0])
+				} else {
+					r.cancelWorkers(p, "another worker failed: "+p.failed[0])
+				}
 			}
 		case now := <-t.C:
 			p.tick(now)

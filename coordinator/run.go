@@ -34,6 +34,7 @@ type event struct {
 	phase     string
 	err       string
 	cancelled bool
+	endsPhase bool // evDone: err ended the phase for every worker (PhaseDone.ends_phase)
 	summary   []byte
 	at        time.Time                     // evStarted: the worker's actual start, its clock
 	host      []*writepathv1.HostKnobResult // evReady: the host knobs as applied

@@ -72,6 +72,18 @@ func (r *run) cancelWorkers(p *phaseRun, reason string) {
 	}
 }
 
+// stopWorkers ends the phase in order on the workers not done with it:
+// each ends as at the phase's end and sends its last interval and its
+// summary (Cancel.stop).
+func (r *run) stopWorkers(p *phaseRun, reason string) {
+	for w := range p.workers {
+		if !p.done[w] {
+			r.sendTo(w, &writepathv1.ConnectResponse{Msg: &writepathv1.ConnectResponse_Cancel{
+				Cancel: &writepathv1.Cancel{RunId: r.id, Reason: reason, Stop: true}}})
+		}
+	}
+}
+
 // cancelReason says why the run's context ended.
 func (r *run) cancelReason() string {
 	if r.c.ctx.Err() != nil {

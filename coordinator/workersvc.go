@@ -149,7 +149,7 @@ func (c *Coordinator) handle(dec *hist.Decoder, s *session, m *writepathv1.Conne
 			r.mergeEvent(s.name, d.GetPhase(), false, now)
 		}
 		c.toRun(d.GetRunId(), event{kind: evDone, worker: s.name, phase: d.GetPhase(),
-			err: d.GetError(), cancelled: d.GetCancelled(), summary: d.GetSummary()})
+			err: d.GetError(), cancelled: d.GetCancelled(), endsPhase: d.GetEndsPhase(), summary: d.GetSummary()})
 	case *writepathv1.ConnectRequest_Interval:
 		s.streamed.Store(true)
 		c.interval(dec, s, msg.Interval, now)

@@ -182,8 +182,10 @@ func (s *session) start(st *writepathv1.Start) {
 	}()
 }
 
-// cancelRun stops a run's phase; one not started yet ends at once.
-func (s *session) cancelRun(runID, reason string) {
+// cancelRun stops a run's phase; one not started yet ends at once. With
+// stop, the phase's cause is workload.Stopped: a workload that knows it
+// ends in order (runPhase then reports the phase done, with its summary).
+func (s *session) cancelRun(runID, reason string, stop bool) {
 	s.mu.Lock()
 	p := s.mu.phases[runID]
 	notStarted := p != nil && !p.started
@@ -194,7 +196,11 @@ func (s *session) cancelRun(runID, reason string) {
 	if p == nil {
 		return
 	}
-	p.cancel(errors.New(reason))
+	if stop {
+		p.cancel(workload.Stopped(reason))
+	} else {
+		p.cancel(errors.New(reason))
+	}
 	if notStarted {
 		msg := "cancelled before the start: " + reason
 		if e := s.restoreHost(p); e != "" {
@@ -213,6 +219,9 @@ func (s *session) forget(p *phase) {
 }
 
 func (s *session) done(runID, phase, errText string, cancelled bool, summary []byte) {
-	s.send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_PhaseDone{PhaseDone: &writepathv1.PhaseDone{
-		RunId: runID, Phase: phase, Error: errText, Cancelled: cancelled, Summary: summary}}})
+	s.sendDone(&writepathv1.PhaseDone{RunId: runID, Phase: phase, Error: errText, Cancelled: cancelled, Summary: summary})
+}
+
+func (s *session) sendDone(d *writepathv1.PhaseDone) {
+	s.send(&writepathv1.ConnectRequest{Msg: &writepathv1.ConnectRequest_PhaseDone{PhaseDone: d}})
 }

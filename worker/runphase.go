@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -68,12 +69,13 @@ func (s *session) runPhase(p *phase, at time.Time) {
 		errc = s.runWorkload(p, env, rec)
 	}
 	err = s.tickUntilDone(p, rec, tel, at, errc)
-	errText, cancelled := "", false
+	errText, cancelled, ends := "", false, false
 	switch {
-	case p.ctx.Err() != nil:
+	case p.ctx.Err() != nil && !(errors.Is(context.Cause(p.ctx), workload.ErrStopped) && endedInOrder(err)):
+		// Cancelled, or stopped and the workload did not end in order.
 		errText, cancelled = "cancelled: "+cause(p.ctx), true
 	case err != nil:
-		errText = err.Error()
+		errText, ends = err.Error(), errors.Is(err, workload.ErrEndsPhase)
 	}
 	var summary []byte
 	if sz, ok := p.wl.(workload.Summarizer); ok && !cancelled {
@@ -89,7 +91,15 @@ func (s *session) runPhase(p *phase, at time.Time) {
 	if e := s.restoreDisk(p, hold); e != "" {
 		errText = strings.TrimPrefix(errText+"; "+e, "; ")
 	}
-	s.done(p.runID, p.name, errText, cancelled, summary)
+	s.sendDone(&writepathv1.PhaseDone{RunId: p.runID, Phase: p.name, Error: errText, Cancelled: cancelled,
+		Summary: summary, EndsPhase: ends})
+}
+
+// endedInOrder tells whether a workload's result under a stop is its own
+// end: none, or one of its own (its forced shutdown, come as the stop
+// did), not the stop or a cancellation handed back.
+func endedInOrder(err error) bool {
+	return err == nil || !errors.Is(err, workload.ErrStopped) && !errors.Is(err, context.Canceled)
 }
 
 // applyDisk puts a phase's disk caps in force before its start.

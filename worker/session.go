@@ -136,7 +136,7 @@ func (s *session) handle(m *writepathv1.ConnectResponse) {
 	case *writepathv1.ConnectResponse_Start:
 		s.start(msg.Start)
 	case *writepathv1.ConnectResponse_Cancel:
-		s.cancelRun(msg.Cancel.GetRunId(), msg.Cancel.GetReason())
+		s.cancelRun(msg.Cancel.GetRunId(), msg.Cancel.GetReason(), msg.Cancel.GetStop())
 	}
 }
 

@@ -1050,9 +1050,15 @@ func (x *PhaseStarted) GetStarted() *timestamppb.Timestamp {
 
 // Cancel stops a run's phase on the worker within a second.
 type Cancel struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	RunId         string                 `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
-	Reason        string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	RunId  string                 `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	Reason string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// stop: another worker ended the phase for the whole run
+	// (PhaseDone.ends_phase). The phase ends in order rather than cancelled:
+	// a workload that knows workload.ErrStopped ends as at its own end, and
+	// the worker sends its last interval and its summary, not cancelled;
+	// one that does not is cancelled as without stop.
+	Stop          bool `protobuf:"varint,3,opt,name=stop,proto3" json:"stop,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1099,6 +1105,13 @@ func (x *Cancel) GetReason() string {
 		return x.Reason
 	}
 	return ""
+}
+
+func (x *Cancel) GetStop() bool {
+	if x != nil {
+		return x.Stop
+	}
+	return false
 }
 
 // Interval is one worker's snapshot of interval seq: operations completed in
@@ -1220,8 +1233,13 @@ type PhaseDone struct {
 	Phase string                 `protobuf:"bytes,2,opt,name=phase,proto3" json:"phase,omitempty"`
 	Error string                 `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
 	// summary is the kind's own summary (workload.Summarizer), opaque here.
-	Summary       []byte `protobuf:"bytes,4,opt,name=summary,proto3" json:"summary,omitempty"`
-	Cancelled     bool   `protobuf:"varint,5,opt,name=cancelled,proto3" json:"cancelled,omitempty"`
+	Summary   []byte `protobuf:"bytes,4,opt,name=summary,proto3" json:"summary,omitempty"`
+	Cancelled bool   `protobuf:"varint,5,opt,name=cancelled,proto3" json:"cancelled,omitempty"`
+	// ends_phase: error is the workload's end of the phase for every worker
+	// of the run, with results (workload.ErrEndsPhase: sysbench's forced
+	// shutdown, say): the coordinator stops the others (Cancel.stop) rather
+	// than cancelling them, so their totals to that moment are kept.
+	EndsPhase     bool `protobuf:"varint,6,opt,name=ends_phase,json=endsPhase,proto3" json:"ends_phase,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1287,6 +1305,13 @@ func (x *PhaseDone) GetSummary() []byte {
 func (x *PhaseDone) GetCancelled() bool {
 	if x != nil {
 		return x.Cancelled
+	}
+	return false
+}
+
+func (x *PhaseDone) GetEndsPhase() bool {
+	if x != nil {
+		return x.EndsPhase
 	}
 	return false
 }
@@ -1374,10 +1399,11 @@ const file_writepath_v1_worker_proto_rawDesc = "" +
 	"\fPhaseStarted\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05phase\x18\x02 \x01(\tR\x05phase\x124\n" +
-	"\astarted\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\astarted\"7\n" +
+	"\astarted\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\astarted\"K\n" +
 	"\x06Cancel\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason\"\x83\x04\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x12\n" +
+	"\x04stop\x18\x03 \x01(\bR\x04stop\"\x83\x04\n" +
 	"\bInterval\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05phase\x18\x02 \x01(\tR\x05phase\x12\x10\n" +
@@ -1393,13 +1419,15 @@ const file_writepath_v1_worker_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1a9\n" +
 	"\vGaugesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\x86\x01\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xa5\x01\n" +
 	"\tPhaseDone\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05phase\x18\x02 \x01(\tR\x05phase\x12\x14\n" +
 	"\x05error\x18\x03 \x01(\tR\x05error\x12\x18\n" +
 	"\asummary\x18\x04 \x01(\fR\asummary\x12\x1c\n" +
-	"\tcancelled\x18\x05 \x01(\bR\tcancelled2[\n" +
+	"\tcancelled\x18\x05 \x01(\bR\tcancelled\x12\x1d\n" +
+	"\n" +
+	"ends_phase\x18\x06 \x01(\bR\tendsPhase2[\n" +
 	"\rWorkerService\x12J\n" +
 	"\aConnect\x12\x1c.writepath.v1.ConnectRequest\x1a\x1d.writepath.v1.ConnectResponse(\x010\x01B?Z=github.com/writepath/writepath/proto/writepath/v1;writepathv1b\x06proto3"
 
