@@ -2,6 +2,7 @@ package sysbench
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,13 @@ import (
 // over loopback), as `writepath sysbench --local-workers n` does.
 func viaFabric(t *testing.T, n int, perWorker bool, db string, args ...string) result {
 	t.Helper()
+	return viaFabricThen(t, n, perWorker, db, nil, args...)
+}
+
+// viaFabricThen is viaFabric, then calls then (if not nil) with a client
+// of the fabric, before it closes.
+func viaFabricThen(t *testing.T, n int, perWorker bool, db string, then func(*client.Client), args ...string) result {
+	t.Helper()
 	f, err := local.Start(local.Config{Workers: n, DBPath: filepath.Join(t.TempDir(), "wp.db"),
 		Worker: worker.Config{DataDir: t.TempDir(), Version: "test"}})
 	if err != nil {
@@ -32,6 +40,9 @@ func viaFabric(t *testing.T, n int, perWorker bool, db string, args ...string) r
 		return &Fabric{Client: client.New(f.Control()), PerWorker: perWorker}, func() {}, nil
 	}}
 	code := Main(t.Context(), append(args, conn(t, db)...), cfg)
+	if then != nil {
+		then(client.New(f.Control()))
+	}
 	return result{code, out.String(), errb.String()}
 }
 
@@ -111,4 +122,52 @@ func TestSysbenchEnd(t *testing.T) {
 			t.Errorf("sysbenchEnd(%q) = %v; want %v", tt.in, got, tt.want)
 		}
 	}
+}
+
+// TestFabricForcedShutdownReportsEveryWorker: a forced shutdown through
+// two workers (two threads each, every write blocked by a table lock)
+// prints the whole run's report, as sysbench's over four threads: the
+// four transactions cut off, exit 2. The worker that ends the phase first
+// gets the other stopped in order, not cancelled, so its totals count.
+func TestFabricForcedShutdownReportsEveryWorker(t *testing.T) {
+	needPeer(t)
+	admin(t, "DROP DATABASE IF EXISTS sb_peer", "DROP DATABASE IF EXISTS sb_wp", "CREATE DATABASE sb_peer", "CREATE DATABASE sb_wp")
+	base := []string{"oltp_write_only", "--tables=1", "--table-size=1000"}
+	same(t, append(base, "prepare")...)
+	run := append(base, "--time=1", "--forced-shutdown=1", "run")
+	unlock := lockFor(t, "sb_peer")
+	p := peer(t, "sb_peer", append(run, "--threads=4")...)
+	unlock()
+	unlock = lockFor(t, "sb_wp")
+	var workers []*writepathv1.PhaseWorker
+	o := viaFabricThen(t, 2, false, "sb_wp", func(c *client.Client) {
+		runs, err := c.ListRuns(t.Context(), 1)
+		if err != nil || len(runs) != 1 {
+			t.Fatalf("list runs: %d, %v", len(runs), err)
+		}
+		workers = runs[0].GetPhases()[0].GetWorkers()
+	}, append(run, "--threads=2")...)
+	unlock()
+	// Each worker's own report is in the record: its two transactions
+	// cut off, done in order (its own forced shutdown or stopped), none
+	// cancelled.
+	for _, pw := range workers {
+		var rep oltp.PhaseReport
+		if err := json.Unmarshal(pw.GetSummary(), &rep); err != nil || rep.Run == nil ||
+			!rep.Run.ForcedShutdown || rep.Run.Unfinished != 2 || strings.HasPrefix(pw.GetError(), "cancelled") {
+			t.Errorf("worker %s: error %q, summary %s (%v); want its 2 unfinished, not cancelled", pw.GetWorker(), pw.GetError(), pw.GetSummary(), err)
+		}
+	}
+	if len(workers) != 2 {
+		t.Errorf("%d workers in the run phase; want 2", len(workers))
+	}
+	if p.code != 2 || o.code != 2 {
+		t.Errorf("forced shutdown: exit %d, sysbench %d; want 2\n%v\n%v", o.code, p.code, o, p)
+	}
+	sameShape(t, "forced shutdown through two workers", p.stdout, o.stdout)
+	const cut = "Number of unfinished transactions on forced shutdown: 4\n"
+	if !strings.Contains(p.stdout, cut) || !strings.Contains(o.stdout, cut) {
+		t.Errorf("want %q from both (four threads, each in a blocked transaction)\n%v\n%v", cut, o, p)
+	}
+	same(t, append(base, "cleanup")...)
 }

@@ -40,8 +40,12 @@ type runState struct {
 	sumMu          sync.Mutex
 	warmMarked     bool // under sumMu
 	lastCheckpoint time.Time
-	// unfinished is running when --forced-shutdown cut the run off.
+	// unfinished is running when --forced-shutdown (or a stop, after
+	// --time) cut the run off; cut and cutAt are set then (under cutMu).
 	unfinished atomic.Int64
+	cutMu      sync.Mutex
+	cut        bool
+	cutAt      time.Time
 }
 
 // counters are the Recorder's counters, named as sysbench names them.
@@ -93,9 +97,15 @@ func Run(ctx context.Context, o Options, env workload.Env, rec *workload.Recorde
 		stopStatus = startStatus(ctx, o.Conn, rec)
 	}
 	defer stopStatus()
-	ctx, cancel := context.WithCancelCause(ctx)
+	// The clients' context ends only through cutOff or cancel, so that a
+	// stop (another worker's forced shutdown) counts the transactions it
+	// cuts off before the clients see it, as the forced shutdown here does.
+	parent := ctx
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
 	defer cancel(nil)
 	s.running.Store(int64(len(s.clients)))
+	stopParent := context.AfterFunc(parent, func() { s.cutOff(context.Cause(parent), cancel) })
+	defer stopParent()
 	stopWatch := s.watch(ctx, cancel)
 	err = s.loop(ctx)
 	end := time.Now()
@@ -106,6 +116,18 @@ func Run(ctx context.Context, o Options, env workload.Env, rec *workload.Recorde
 	if errors.Is(err, ErrForcedShutdown) {
 		sum.ForcedShutdown, sum.Unfinished = true, int(s.unfinished.Load())
 		return sum, err
+	}
+	if errors.Is(err, workload.ErrStopped) {
+		// Another worker ended the phase for the run: this one ends in
+		// order, its totals to now in its summary. After --time, what it
+		// cut off is its share of the run's forced shutdown.
+		s.cutMu.Lock()
+		after := !s.end.IsZero() && !s.cutAt.Before(s.end)
+		s.cutMu.Unlock()
+		if n := s.unfinished.Load(); n > 0 && after {
+			sum.ForcedShutdown, sum.Unfinished = true, int(n)
+		}
+		return sum, nil
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return sum, err

@@ -2,21 +2,23 @@ package oltp
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
 	"github.com/writepath/writepath/workload"
 )
 
-// The run's ends that sysbench reports with these words.
+// The run's ends that sysbench reports with these words. Each ends the
+// phase for every worker of a run (workload.ErrEndsPhase): sysbench ends
+// all its threads there, so the fabric stops the other workers in order,
+// and their totals to that moment count in the run's report.
 var (
 	// ErrForcedShutdown: transactions were still running --forced-shutdown
 	// after --time (sysbench then prints its report and exits 2).
-	ErrForcedShutdown = errors.New("The --max-time limit has expired, forcing shutdown...")
+	ErrForcedShutdown = workload.EndsPhase("The --max-time limit has expired, forcing shutdown...")
 	// ErrQueueFull: in --rate mode the threads fell behind the schedule by
 	// more than sysbench's event queue holds (sysbench exits 1).
-	ErrQueueFull = errors.New("The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate")
+	ErrQueueFull = workload.EndsPhase("The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate")
 )
 
 // maxQueue is sysbench's MAX_QUEUE_LEN: --rate events due and not yet
@@ -48,8 +50,7 @@ func (s *runState) watch(ctx context.Context, cancel context.CancelCauseFunc) (s
 	if s.o.ForcedShutdown != nil && !s.end.IsZero() {
 		wg.Go(func() {
 			if sleepUntil(quit, s.end.Add(*s.o.ForcedShutdown)) && s.running.Load() > 0 {
-				s.unfinished.Store(s.running.Load())
-				cancel(ErrForcedShutdown)
+				s.cutOff(ErrForcedShutdown, cancel)
 			}
 		})
 	}
@@ -58,6 +59,21 @@ func (s *runState) watch(ctx context.Context, cancel context.CancelCauseFunc) (s
 	}
 	_ = ctx
 	return func() []*Summary { close(quit); wg.Wait(); return reports }
+}
+
+// cutOff ends the clients with cause, the first time only, counting the
+// transactions it cuts off: those of the clients still in their loop
+// (after --time: in a transaction), counted before any client sees the
+// cancellation.
+func (s *runState) cutOff(cause error, cancel context.CancelCauseFunc) {
+	s.cutMu.Lock()
+	defer s.cutMu.Unlock()
+	if s.cut {
+		return
+	}
+	s.cut, s.cutAt = true, time.Now()
+	s.unfinished.Store(s.running.Load())
+	cancel(cause)
 }
 
 // sleepUntil waits for t; false if quit came first.
