@@ -84,8 +84,8 @@ func TestExitsMatchSysbench(t *testing.T) {
 }
 
 // TestCommandsMatchSysbench runs prepare, prewarm, run (events, time,
-// intermediate reports, histogram, checkpoints, dry run) and cleanup with
-// both, and compares every output line's shape.
+// intermediate reports, histogram, checkpoints, dry run, compression) and
+// cleanup with both, and compares every output line's shape.
 func TestCommandsMatchSysbench(t *testing.T) {
 	needPeer(t)
 	admin(t, "DROP DATABASE IF EXISTS sb_peer", "DROP DATABASE IF EXISTS sb_wp", "CREATE DATABASE sb_peer", "CREATE DATABASE sb_wp")
@@ -101,6 +101,8 @@ func TestCommandsMatchSysbench(t *testing.T) {
 	same(t, cmd("--time=1", "--debug", "--db-debug", "run")...)
 	same(t, cmd("--time=1", "--mysql-ssl", "--mysql-ssl-cipher=AES256-SHA", "run")...) // the server has no TLS: plaintext
 	same(t, cmd("--events=50", "--time=0", "--verbosity=4", "run")...)
+	same(t, cmd("--threads=2", "--events=100", "--time=0", "--mysql-compression=on", "run")...)
+	same(t, cmd("--mysql-compression=yes", "run")...) // refused in sysbench's words
 	same(t, cmd("--time=1", "--mysql-dry-run", "--percentile=0", "run")...)
 	same(t, cmd("--time=3", "--rate=50", "--report-interval=1", "--point_selects=3", "--range_selects=off", "run")...)
 	same(t, cmd("cleanup")...)
