@@ -20,7 +20,7 @@ const (
 // cmdHelp is one option's --cmdhelp: what fio 3.33 prints for it, so that
 // scripts reading the type/default/range/valid values lines read the same.
 type cmdHelp struct {
-	opt    string // writepath's name (optionTable)
+	opt    string // writepath's name (optionTable); "": refused when run
 	name   string // fio's name: it may be writepath's alias (ba, iodepth_batch)
 	help   string
 	alias  string
@@ -58,7 +58,9 @@ var cmdHelpNotes = map[string]string{
 var cmdHelpByOpt = func() map[string]*cmdHelp {
 	m := make(map[string]*cmdHelp, len(cmdHelpTable))
 	for i := range cmdHelpTable {
-		m[cmdHelpTable[i].opt] = &cmdHelpTable[i]
+		if h := &cmdHelpTable[i]; h.opt != "" {
+			m[h.opt] = h
+		}
 	}
 	return m
 }()
@@ -70,7 +72,7 @@ var cmdHelpByOpt = func() map[string]*cmdHelp {
 var optionDefaults = func() map[string]string {
 	m := map[string]string{}
 	for _, h := range cmdHelpTable {
-		if _, differs := defaultDiffers[h.opt]; h.def != "" && !differs {
+		if _, differs := defaultDiffers[h.opt]; h.opt != "" && h.def != "" && !differs {
 			m[h.opt] = h.def
 		}
 	}
@@ -78,7 +80,8 @@ var optionDefaults = func() map[string]string {
 }()
 
 // writeCmdHelpAll is fio's --cmdhelp=all: each option's name (indented
-// under its parent) and help, for the options writepath runs.
+// under its parent) and help, fio's list whole: --parse-only accepts them
+// all, and --cmdhelp=OPT says which are refused when run.
 func writeCmdHelpAll(b *strings.Builder) {
 	for _, h := range cmdHelpTable {
 		if h.depth < 0 {
@@ -114,7 +117,9 @@ func writeOptionHelp(b *strings.Builder, h *cmdHelp) {
 		}
 		b.WriteByte('\n')
 	}
-	if n := cmdHelpNotes[h.opt]; n != "" {
+	if h.opt == "" {
+		fmt.Fprintf(b, "%20s: refused when run: %s\n", "writepath", reasonFor(h.name))
+	} else if n := cmdHelpNotes[h.opt]; n != "" {
 		fmt.Fprintf(b, "%20s: %s\n", "writepath", n)
 	}
 	b.WriteByte('\n')

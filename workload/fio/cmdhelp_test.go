@@ -1,6 +1,7 @@
 package fio
 
 import (
+	"io"
 	"os/exec"
 	"strings"
 	"testing"
@@ -12,6 +13,14 @@ import (
 func TestCmdHelpCoversParser(t *testing.T) {
 	seen := map[string]bool{}
 	for _, h := range cmdHelpTable {
+		if h.opt == "" {
+			// fio's option that writepath refuses when run: --parse-only
+			// must accept it, and the run name why
+			if _, r := refused[h.name]; !r && !fioOnly[h.name] {
+				t.Errorf("help for fio's %s, which the parser neither takes nor refuses", h.name)
+			}
+			continue
+		}
 		if seen[h.opt] {
 			t.Errorf("%s: two help entries", h.opt)
 		}
@@ -45,9 +54,9 @@ func TestCmdHelpCoversParser(t *testing.T) {
 
 // TestCmdHelpMatchesFio: `writepath fio --cmdhelp=OPT` prints what the real
 // fio 3.33 prints for every option the parser takes (by name and by each
-// alias), apart from a "writepath:" line that cmdHelpNotes gives the
-// reason for; --cmdhelp=all is fio's list without the options writepath
-// does not run, in fio's order and indentation.
+// alias, and fio's options writepath refuses when run), apart from a
+// "writepath:" line (cmdHelpNotes, or the refusal's reason);
+// --cmdhelp=all and an unknown name's closest match are fio's.
 func TestCmdHelpMatchesFio(t *testing.T) {
 	fio := fioPath(t)
 	names := make([]string, 0, len(optionTable)+len(aliases))
@@ -56,6 +65,11 @@ func TestCmdHelpMatchesFio(t *testing.T) {
 	}
 	for a := range aliases {
 		names = append(names, a)
+	}
+	for _, h := range cmdHelpTable {
+		if h.opt == "" {
+			names = append(names, h.name)
+		}
 	}
 	for _, n := range names {
 		main := n
@@ -80,11 +94,15 @@ func TestCmdHelpMatchesFio(t *testing.T) {
 			continue
 		}
 		var b strings.Builder
-		if err := writeCmdHelp(&b, n); err != nil {
+		if err := writeCmdHelp(&b, io.Discard, n); err != nil {
 			t.Fatal(err)
 		}
 		got := b.String()
-		if note := cmdHelpNotes[main]; note != "" {
+		note := cmdHelpNotes[main]
+		if _, ok := options[main]; !ok {
+			note = "refused when run: " + reasonFor(n)
+		}
+		if note != "" {
 			line := "           writepath: " + note + "\n"
 			if !strings.Contains(got, line) {
 				t.Errorf("--cmdhelp=%s lacks its note line", n)
@@ -101,18 +119,25 @@ func TestCmdHelpMatchesFio(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := writeCmdHelp(&b, "all"); err != nil {
+	if err := writeCmdHelp(&b, io.Discard, "all"); err != nil {
 		t.Fatal(err)
 	}
-	fioLines := strings.Split(string(want), "\n")
-	i := 0
-	for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
-		for i < len(fioLines) && fioLines[i] != l {
-			i++
-		}
-		if i == len(fioLines) {
-			t.Errorf("--cmdhelp=all line %q is not fio's, or not in fio's order", l)
-			break
-		}
+	if b.String() != string(want) {
+		t.Errorf("--cmdhelp=all differs from fio's")
+	}
+	var errb strings.Builder
+	b.Reset()
+	if err := writeCmdHelp(&b, &errb, "iodeth"); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(fio, "--cmdhelp=iodeth")
+	var fioErr strings.Builder
+	cmd.Stderr = &fioErr
+	want, err = cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) || errb.String() != fioErr.String() {
+		t.Errorf("--cmdhelp=iodeth: %q %q; fio %q %q", b.String(), errb.String(), want, fioErr.String())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -30,7 +31,7 @@ func RunCommand(ctx context.Context, args []string, stdout, stderr io.Writer, ve
 	case ActionHelp:
 		return writeHelp(stdout, version)
 	case ActionCmdHelp:
-		return writeCmdHelp(stdout, c.Arg)
+		return writeCmdHelp(stdout, stderr, c.Arg)
 	case ActionEngHelp:
 		return writeEngHelp(stdout, c.Arg)
 	case ActionShowCmd:
@@ -127,7 +128,7 @@ func showEta(c *Command, stdout io.Writer) (tick func(workload.Snapshot), stop f
 // 3.33's fields), or every option's with "all" (or nothing). A name is
 // found as fio finds it: the option's name or its alias, fio's or
 // writepath's.
-func writeCmdHelp(w io.Writer, name string) error {
+func writeCmdHelp(w, errw io.Writer, name string) error {
 	var b strings.Builder
 	if name == "" || name == "all" {
 		writeCmdHelpAll(&b)
@@ -152,10 +153,58 @@ func writeCmdHelp(w io.Writer, name string) error {
 	case no:
 		fmt.Fprintf(&b, "%20s: not supported here: %s\n", name, why)
 	default:
-		fmt.Fprintf(&b, "No such command: %s\n", name)
+		// fio's show_cmd_help: the complaint on stderr, unterminated,
+		// then the closest option's help if it is near enough
+		if _, err := fmt.Fprintf(errw, "No such command: %s", name); err != nil {
+			return err
+		}
+		if c, dist := closestOption(name); c != nil && dist < 3 {
+			b.WriteString(" - showing closest match\n")
+			writeOptionHelp(&b, c)
+		} else {
+			b.WriteString("\n")
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// closestOption is the option (of fio's general ones, in fio's order) whose
+// name is the least edit distance from name, the first of equals.
+func closestOption(name string) (*cmdHelp, int) {
+	var best *cmdHelp
+	bestDist := math.MaxInt
+	for i := range cmdHelpTable {
+		c := &cmdHelpTable[i]
+		if c.depth < 0 {
+			continue
+		}
+		if d := editDistance(name, c.name); d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	return best, bestDist
+}
+
+// editDistance is the Levenshtein distance (fio's string_distance).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, sub)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // writeEngHelp is fio's --enghelp: the engines, or why one is refused.
