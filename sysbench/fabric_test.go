@@ -101,8 +101,26 @@ func TestFabricPrintsMergedAsSysbench(t *testing.T) {
 // TestFabricQueueFullInSysbenchWords: a --rate no worker keeps up with
 // ends the merged run as sysbench ends one: exit 1 and sysbench's line,
 // not a worker's name before it (nor another worker's cancellation).
+// Neither worker is cancelled: each ends the phase itself or is stopped
+// in order, and its summary is in the record.
 func TestFabricQueueFullInSysbenchWords(t *testing.T) {
-	o := viaFabric(t, 2, false, "", "oltp_write_only", "--mysql-dry-run", "--time=5", "--rate=2000000000", "run")
+	var workers []*writepathv1.PhaseWorker
+	o := viaFabricThen(t, 2, false, "", func(c *client.Client) {
+		runs, err := c.ListRuns(t.Context(), 1)
+		if err != nil || len(runs) != 1 {
+			t.Fatalf("list runs: %d, %v", len(runs), err)
+		}
+		workers = runs[0].GetPhases()[0].GetWorkers()
+	}, "oltp_write_only", "--mysql-dry-run", "--time=5", "--rate=2000000000", "run")
+	for _, pw := range workers {
+		var rep oltp.PhaseReport
+		if err := json.Unmarshal(pw.GetSummary(), &rep); err != nil || rep.Run == nil || strings.HasPrefix(pw.GetError(), "cancelled") {
+			t.Errorf("worker %s: error %q, summary %s (%v); want its summary, not cancelled", pw.GetWorker(), pw.GetError(), pw.GetSummary(), err)
+		}
+	}
+	if len(workers) != 2 {
+		t.Errorf("%d workers in the run phase; want 2", len(workers))
+	}
 	const full = "\nFATAL: The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate\n"
 	if o.code != 1 || !strings.Contains(o.stdout, full) || strings.Contains(o.stdout, "worker-") {
 		t.Errorf("exit %d; want 1 and sysbench's line alone\n%v", o.code, o)
