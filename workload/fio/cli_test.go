@@ -3,6 +3,7 @@ package fio
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -100,7 +101,7 @@ func TestArithmeticAndUnits(t *testing.T) {
 		v    string
 		want uint64
 	}{
-		{"1024*1024", 1 << 20}, {"(1024*1k)", 1 << 20}, {"(2^10)", 1024}, {"(10-2)*512", 4096},
+		{"(1024*1024)", 1 << 20}, {"(1024*1k)", 1 << 20}, {"(2^10)", 1024}, {"(10-2)*512", 4096},
 		{"(7%4)", 3}, {"4k", 4096}, {"0x1000", 4096},
 	} {
 		if got, err := parseSize(tt.v); err != nil || got != tt.want {
@@ -109,6 +110,35 @@ func TestArithmeticAndUnits(t *testing.T) {
 	}
 	if d, err := parseTime("(1000*1000)"); err != nil || d.Seconds() != 1 {
 		t.Errorf("parseTime((1000*1000)) = %v, %v; want 1s (expression numbers are µs, as fio's HOWTO says)", d, err)
+	}
+}
+
+// TestBareArithmeticIsFiosReading: fio 3.33 evaluates arithmetic only in
+// parentheses or with a reserved word (size=1024*1024 does 1024 bytes of
+// I/O in fio), so a bare expression is refused when the job is to run,
+// naming fio's reading, and accepted by --parse-only as fio's is.
+func TestBareArithmeticIsFiosReading(t *testing.T) {
+	for _, tt := range []struct {
+		v, reads string
+		parse    func(string) error
+	}{
+		{"1024*1024", "as 1024:", func(v string) error { _, err := parseSize(v); return err }},
+		{"4k*2", "as 4096:", func(v string) error { _, err := parseSize(v); return err }},
+		{"10*2", "as 10s:", func(v string) error { _, err := parseTime(v); return err }},
+		{"2*8", "as 2:", func(v string) error { _, err := parseUint(v, 0, 100); return err }},
+	} {
+		err := tt.parse(tt.v)
+		var rr runRefusal
+		if !errors.As(err, &rr) || !strings.Contains(err.Error(), tt.reads) || !strings.Contains(err.Error(), "("+tt.v+")") {
+			t.Errorf("%q: %v; want a refusal at run naming fio's reading %q and (%s)", tt.v, err, tt.reads, tt.v)
+		}
+	}
+	if _, err := ParseCommand([]string{"--parse-only", "--name=a", "--size=1024*1024"}); err != nil {
+		t.Errorf("--parse-only refused size=1024*1024, which fio's accepts: %v", err)
+	}
+	_, err := ParseArgs([]string{"--name=a", "--ioengine=null", "--size=1024*1024"})
+	if err == nil || !strings.Contains(err.Error(), "only in parentheses") {
+		t.Errorf("size=1024*1024 to run: %v; want the refusal naming fio's reading", err)
 	}
 }
 

@@ -93,8 +93,10 @@
 // KiB, MiB, ... are powers of 1000 at fio's default kb_base, counts take
 // k/m/g, a tail after the number and its unit is ignored where it holds
 // no letter or digit ("65536)"); where fio silently reads something else
-// than the value says ("4.5k" as 4, "10sec" as 10 µs) the job is refused
-// when run, naming fio's reading.
+// than the value says ("4.5k" as 4, "10sec" as 10 µs, "1024*1024" as
+// 1024) the job is refused when run, naming fio's reading. Arithmetic is
+// evaluated in parentheses ("(1024*1024)") and in a value with a reserved
+// word ("8*$pagesize", which fio hands to bc), as fio's HOWTO says.
 //
 // latency_target's search (latency.go) steps the depth down once at the
 // top of the job's loop after a slow I/O at latency_percentile=100, and

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -47,9 +48,10 @@ func replaceKeywords(v string) (string, bool) {
 }
 
 // isExpr reports whether v is an arithmetic expression rather than a plain
-// number with a unit: fio evaluates values in parentheses (and, through
-// bc, values with a reserved word); a bare "1024*1024" is taken the same
-// way here, where fio 3.33 would silently read 1024.
+// number with a unit. fio evaluates only values in parentheses (and,
+// through bc, values with a reserved word, which expandValue puts in
+// parentheses); a bare "1024*1024" is an expression here only so that
+// bareExpr can refuse it, since fio 3.33 reads it as 1024.
 func isExpr(v string) bool {
 	v = strings.TrimSpace(v)
 	if strings.HasPrefix(v, "(") {
@@ -58,6 +60,28 @@ func isExpr(v string) bool {
 	// A leading sign belongs to the number; a '-' inside bs=4k-8k is a
 	// range, which callers split before getting here.
 	return strings.ContainsAny(strings.TrimLeft(v, "+-"), "*/+^%") && !strings.HasSuffix(v, "%")
+}
+
+// bareExpr refuses, when the job is to run, an expression outside
+// parentheses: fio 3.33 reads "1024*1024" as 1024 and "4k*2" as 4096,
+// ignoring what follows the first number, and a job pasted from fio must
+// not silently do something else here (or what fio did). --parse-only
+// accepts it, as fio's does. kilo and bareSec are fioValue's.
+func bareExpr(s string, kilo, bareSec bool) error {
+	t := strings.TrimSpace(s)
+	if strings.HasPrefix(t, "(") {
+		return nil
+	}
+	reads := "no number"
+	switch v, pct, ok := fioValue(t, kilo, bareSec); {
+	case ok && pct:
+		reads = strconv.FormatInt(v, 10) + "%"
+	case ok && kilo:
+		reads = strconv.FormatInt(v, 10)
+	case ok && v <= math.MaxInt64/int64(time.Microsecond) && v >= 0:
+		reads = (time.Duration(v) * time.Microsecond).String()
+	}
+	return runRefusal(fmt.Sprintf("fio 3.33 reads %q as %s: it evaluates arithmetic only in parentheses; write (%s) for the expression", s, reads, t))
 }
 
 // evalExpr evaluates an integer expression of + - * / % ^ and parentheses

@@ -170,9 +170,15 @@ func lineSetting(line, where string) setting {
 	}
 }
 
-// expandValue expands ${VAR} and then fio's reserved words.
+// expandValue expands ${VAR} and then fio's reserved words. A value with a
+// reserved word is arithmetic to fio (its bc_calc: "8*$pagesize" is 32768),
+// so it is put in parentheses, the one form evaluated here; a list or range
+// (",", ":") is left as it is, each part then read alone.
 func expandValue(v string) string {
-	v, _ = replaceKeywords(expandEnv(v))
+	v, found := replaceKeywords(expandEnv(v))
+	if found && !strings.HasPrefix(v, "(") && !strings.ContainsAny(v, ",:") && strings.ContainsAny(v, "*/+^%") {
+		v = "(" + v + ")"
+	}
 	return v
 }
 

@@ -23,11 +23,14 @@ var sizeMult = map[string]uint64{
 }
 
 // parseSize reads a byte count such as "4k", "1G", "512", "0x1000", or an
-// arithmetic expression of them ("(1024*1k)", "8*$mb_memory" once the
-// keyword is replaced). A tail fio ignores is taken where fio reads the
+// arithmetic expression of them in parentheses ("(1024*1k)"; "8*$mb_memory"
+// is one once expandValue has replaced the keyword). A tail fio ignores is taken where fio reads the
 // same value and drops nothing meant ("65536)"); see fionum.go.
 func parseSize(s string) (uint64, error) {
 	if isExpr(s) {
+		if err := bareExpr(s, true, false); err != nil {
+			return 0, err
+		}
 		v, err := evalExpr(s, func(t string) (float64, error) {
 			n, err := parseSizeTerm(t)
 			return float64(n), err
@@ -131,6 +134,9 @@ func parseTime(s string) (time.Duration, error) {
 // reads the same time and drops nothing meant ("10)", "5ms;").
 func parseTimeIn(s string, unit time.Duration) (time.Duration, error) {
 	if isExpr(s) {
+		if err := bareExpr(s, false, unit == time.Second); err != nil {
+			return 0, err
+		}
 		v, err := evalExpr(s, func(t string) (float64, error) {
 			if _, suffix := splitNumber(t); suffix == "" {
 				return strconv.ParseFloat(t, 64)
@@ -214,6 +220,9 @@ func parseBool(s string) (bool, error) {
 func parseUint(s string, lo, hi uint64) (uint64, error) {
 	n, err := strconv.ParseUint(strings.TrimSpace(s), 0, 64)
 	if err != nil && isExpr(s) {
+		if err := bareExpr(s, true, false); err != nil {
+			return 0, err
+		}
 		var v float64
 		v, err = evalExpr(s, func(t string) (float64, error) { return strconv.ParseFloat(t, 64) })
 		if err == nil && (v < 0 || v >= math.MaxUint64) {
