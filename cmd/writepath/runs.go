@@ -105,7 +105,7 @@ func newRunsShowCmd() *cobra.Command {
 // without their histogram bytes], "summary": summary}.
 func writeShowJSON(w io.Writer, detail *results.Run, s *client.Summary) error {
 	// Specs stored by older clients may carry a MySQL password.
-	run, err := protojson.Marshal(redact.Message(detail.Record))
+	run, err := protojson.MarshalOptions{Resolver: redact.Resolver}.Marshal(redact.Message(detail.Record))
 	if err != nil {
 		return fmt.Errorf("run as JSON: %w", err)
 	}
