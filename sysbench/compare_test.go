@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -153,7 +155,11 @@ func dropLines(s, prefix string) string {
 
 // TestForcedShutdown: a transaction still running --forced-shutdown after
 // --time (the tables are read-locked) is cut off: the report counts it,
-// the exit status is 2, for both.
+// the exit status is 2, for both. The figures are sysbench's: the BEGIN
+// each thread had sent and seen answered counts as "other", the cut-off
+// transactions are no events in the totals but one each in the threads'
+// fairness, whose execution time averages the finished events (none)
+// and deviates by the stopped ones (about --time plus --forced-shutdown).
 func TestForcedShutdown(t *testing.T) {
 	needPeer(t)
 	admin(t, "DROP DATABASE IF EXISTS sb_peer", "DROP DATABASE IF EXISTS sb_wp", "CREATE DATABASE sb_peer", "CREATE DATABASE sb_wp")
@@ -170,7 +176,57 @@ func TestForcedShutdown(t *testing.T) {
 		t.Errorf("forced shutdown: exit %d, sysbench %d; want 2\n%v\n%v", o.code, p.code, o, p)
 	}
 	sameShape(t, "forced shutdown", p.stdout, o.stdout)
+	sameCutFigures(t, "forced shutdown", p.stdout, o.stdout)
 	same(t, append(base, "cleanup")...)
+}
+
+// sameCutFigures fails the test unless a forced shutdown's report has
+// sysbench's figures: the same counts and fairness, the execution time's
+// deviation (the time the cut-off transactions ran: about 2 s for both)
+// give or take the scheduling of a busy machine.
+func sameCutFigures(t *testing.T, what, want, got string) {
+	t.Helper()
+	pf, of := reportFigures(want), reportFigures(got)
+	for _, label := range []string{"other:", "total:", "transactions:", "total number of events:",
+		"Number of unfinished transactions on forced shutdown:", "events (avg/stddev):", "execution time avg"} {
+		if pf[label] == "" || of[label] != pf[label] {
+			t.Errorf("%s: %s %q; sysbench %q", what, label, of[label], pf[label])
+		}
+	}
+	ps, _ := strconv.ParseFloat(pf["execution time stddev"], 64)
+	os, _ := strconv.ParseFloat(of["execution time stddev"], 64)
+	if ps < 1.5 || math.Abs(os-ps) > 0.3 {
+		t.Errorf("%s: execution time stddev %q; sysbench %q", what, of["execution time stddev"], pf["execution time stddev"])
+	}
+	if t.Failed() {
+		t.Logf("--- sysbench\n%s--- writepath\n%s", want, got)
+	}
+}
+
+// reportFigures are a report's figures by their label (the first one a
+// line has after it); the execution time's two are "execution time avg"
+// and "execution time stddev".
+func reportFigures(s string) map[string]string {
+	m := map[string]string{}
+	for _, line := range strings.Split(s, "\n") {
+		label, rest, ok := strings.Cut(strings.TrimSpace(line), ": ")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) == 0 {
+			continue
+		}
+		if label == "execution time (avg/stddev)" {
+			avg, dev, _ := strings.Cut(f[0], "/")
+			m["execution time avg"], m["execution time stddev"] = avg, dev
+			continue
+		}
+		if _, seen := m[label+":"]; !seen {
+			m[label+":"] = f[0]
+		}
+	}
+	return m
 }
 
 // lockFor read-locks db.sbtest1 until the returned func is called: every

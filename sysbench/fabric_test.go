@@ -187,5 +187,6 @@ func TestFabricForcedShutdownReportsEveryWorker(t *testing.T) {
 	if !strings.Contains(p.stdout, cut) || !strings.Contains(o.stdout, cut) {
 		t.Errorf("want %q from both (four threads, each in a blocked transaction)\n%v\n%v", cut, o, p)
 	}
+	sameCutFigures(t, "forced shutdown through two workers", p.stdout, o.stdout)
 	same(t, append(base, "cleanup")...)
 }

@@ -160,6 +160,7 @@ func (c *client) run(ctx context.Context) error {
 			c.s.limitReached()
 			return nil
 		}
+		c.th.began.Store(began.UnixNano()) // a forced shutdown's report counts it
 		if err := c.txn(ctx); err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -168,6 +169,7 @@ func (c *client) run(ctx context.Context) error {
 		}
 		c.th.counts.Transactions.Add(1)
 		c.s.record(c.th, intended, began, time.Now())
+		c.th.began.Store(0)
 	}
 }
 

@@ -21,7 +21,9 @@ func MergeSummaries(parts []*Summary, h *hist.Histogram, checkpoints []*hist.His
 	m := &Summary{Seed: parts[0].Seed, Percentile: parts[0].Percentile}
 	first := true
 	var events, execs []float64
+	var execSum float64 // the parts' execution time before a forced shutdown's unfinished events
 	for _, p := range parts {
+		execSum += p.ExecTimeAvgSec * float64(p.Threads)
 		m.Threads += p.Threads
 		m.TotalTimeSec = math.Max(m.TotalTimeSec, p.TotalTimeSec)
 		m.IntervalSec = math.Max(m.IntervalSec, p.IntervalSec)
@@ -66,6 +68,12 @@ func MergeSummaries(parts []*Summary, h *hist.Histogram, checkpoints []*hist.His
 	}
 	m.EventsAvg, m.EventsStddev = meanStddev(events)
 	m.ExecTimeAvgSec, m.ExecTimeStddevSec = meanStddev(execs)
+	if m.ForcedShutdown && m.Threads > 0 {
+		// The average leaves the cut-off events out, the deviation not
+		// (addUnfinished says why).
+		m.ExecTimeAvgSec = execSum / float64(m.Threads)
+		m.ExecTimeStddevSec = stddevAround(m.ExecTimeAvgSec, execs)
+	}
 	for i := range parts[0].Checkpoints {
 		var cps []*Summary
 		for _, p := range parts {

@@ -118,6 +118,19 @@ func meanStddev(xs []float64) (float64, float64) {
 	return m, math.Sqrt(v / float64(len(xs)))
 }
 
+// stddevAround is the deviation of xs around m, which need not be their
+// mean (sysbench's execution time after a forced shutdown).
+func stddevAround(m float64, xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var v float64
+	for _, x := range xs {
+		v += (x - m) * (x - m)
+	}
+	return math.Sqrt(v / float64(len(xs)))
+}
+
 // TPS is transactions per second over the measured time.
 func (s *Summary) TPS() float64 { return float64(s.Transactions) / math.Max(s.span(), 1e-9) }
 

@@ -73,6 +73,9 @@ func (s *runState) cutOff(cause error, cancel context.CancelCauseFunc) {
 	}
 	s.cut, s.cutAt = true, time.Now()
 	s.unfinished.Store(s.running.Load())
+	for _, t := range s.threads {
+		t.cutBegan = t.began.Load()
+	}
 	cancel(cause)
 }
 
