@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/spf13/cobra"
 
 	"github.com/writepath/writepath/workload/fio"
@@ -17,7 +19,13 @@ func newFioCmd() *cobra.Command {
 		Short:              "Run fio jobs (fio's options, job files and output formats) locally",
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return fio.RunCommand(cmd.Context(), args, cmd.OutOrStdout(), cmd.ErrOrStderr(), version)
+			err := fio.RunCommand(cmd.Context(), args, cmd.OutOrStdout(), cmd.ErrOrStderr(), version)
+			// jobs that failed were reported as fio reports them; exit
+			// with fio's status and add nothing
+			if n, ok := errors.AsType[fio.JobsFailed](err); ok {
+				return exitCode(n)
+			}
+			return err
 		},
 	}
 }

@@ -76,6 +76,8 @@ type clone struct {
 	deps  []*clone
 	done  chan struct{}
 	notes []string // layout notes, for the report
+	// fiolog prints what fio logs while the job runs (nil: nothing).
+	fiolog *fioLog
 	// logs are the job's fio log files (nil when not written); logging
 	// says whether any is, so the hot path checks one bool.
 	logs    [logKinds]*lineLog

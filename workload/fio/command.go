@@ -66,14 +66,23 @@ func runLocal(ctx context.Context, c *Command, stdout, stderr io.Writer, version
 	// The header goes out before the jobs run, as fio prints it (and
 	// before --output-format=normal,json's JSON).
 	w.SetHeader(out, etaShown && out == stdout && c.StatusInterval == 0)
-	// Layout notes go into the report, as fio prints them on stdout;
-	// stderr gets errors only.
-	env := workload.Env{Start: time.Now(), Version: version,
-		Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
+	// fio's own lines as the jobs run: its errors on stderr, its
+	// job-ended lines where the report goes.
+	w.SetFioLog(out, stderr)
+	// Layout notes go into the report, as fio prints them on stdout.
+	// writepath's log says nothing here: a job's failure is printed as
+	// fio prints it (above, and in the report), or returned.
+	env := workload.Env{Start: time.Now(), Version: version, Log: slog.New(slog.DiscardHandler)}
 	runErr := workload.Drive(ctx, w, PhaseRun, env, etaEvery(c), eta)
 	stop()
 	if repErr := w.Report(out); repErr != nil && runErr == nil {
 		return repErr
+	}
+	if runErr != nil {
+		// fio exits with the number of jobs that failed, having said why
+		if n, reported := w.failedJobs(); n > 0 && reported {
+			return JobsFailed(n)
+		}
 	}
 	return runErr
 }

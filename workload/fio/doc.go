@@ -103,7 +103,16 @@
 // the completions of the drain that follows are not counted against the
 // next depth; fio steps down inside the slow completion, and its drain's
 // slow completions step it down again. fill_device runs write-only jobs;
-// fio's lay-out-until-full for jobs that read is refused when run. The
-// ENOSPC that ends a fill_device job is not printed as fio's "io_u error"
-// line.
+// fio's lay-out-until-full for jobs that read is refused when run.
+//
+// # Errors
+//
+// `writepath fio` reports a job's I/O error and a latency over max_latency
+// as fio 3.33 does and where: fio's log_err line on stderr as it happens
+// ("fio: io_u error on file F: No space left on device: write offset=N,
+// buflen=N", also for the ENOSPC ending a fill_device job), its "fio:
+// pid=N, err=E/file:io_u.c:1876, func=io_u error, error=..." line on the
+// report's output as the job ends, the same verror in the job's report
+// line, and fio's exit status, the number of jobs that failed (JobsFailed).
+// The file:line in verror is where fio's source sets it, fio's own.
 package fio

@@ -175,9 +175,17 @@ func (c *clone) trimNow(off, n uint64) error {
 	return nil
 }
 
-// ioError says which I/O failed, as fio's "io_u error" line does.
+// ioError is the error that ends the job after a failed I/O, logged as
+// fio's __io_u_log_error logs it on stderr.
 func (c *clone) ioError(op int, off, n uint64, err error) error {
 	name := dirLabel[min(op, dirTrim)]
-	return fmt.Errorf("job %s: io_u error on file %s: %s offset=%d, buflen=%d: %w",
-		c.job.Name, c.path, name, off, n, err)
+	errno := unix.Errno(errnoOf(err))
+	c.logIOError(name, off, n, errno)
+	return &fioError{errno: errno, where: whereIOU, fn: "io_u error",
+		err: fmt.Errorf("job %s: io_u error on file %s: %s offset=%d, buflen=%d: %w", c.job.Name, c.path, name, off, n, err)}
+}
+
+// logIOError is fio's "io_u error" line.
+func (c *clone) logIOError(dir string, off, n uint64, errno unix.Errno) {
+	c.fiolog.errorf("fio: io_u error on file %s: %s: %s offset=%d, buflen=%d\n", c.path, strerror(int(errno)), dir, off, n)
 }

@@ -127,6 +127,8 @@ func (c *clone) ioFailed(op int, off, n uint64, err error) error {
 	var errno unix.Errno
 	if c.job.FillDevice && op == dirWrite && (errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT)) {
 		c.filled = true // fio: the expected end of a fill_device job
+		// which fio logs as any io_u error (and then clears)
+		c.logIOError(dirLabel[dirWrite], off, n, unix.Errno(errnoOf(err)))
 		return nil
 	}
 	if c.job.ContinueOnError != 0 && errors.As(err, &errno) {

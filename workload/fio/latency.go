@@ -98,8 +98,11 @@ func (c *clone) latComplete(d int, lat int64, off uint64, n int64) {
 // latFatal fails the job as fio's lat_fatal: ETIMEDOUT, its message.
 func (c *clone) latFatal(d int, lat, limit int64, off uint64, n int64) {
 	if c.fatal == nil {
-		c.fatal = fmt.Errorf("job %s: latency of %d nsec exceeds specified max (%d nsec): %s %s %d %d: max latency exceeded: %w",
-			c.job.Name, lat, limit, c.path, dirLabel[min(d, dirTrim)], off, n, unix.ETIMEDOUT)
+		msg := fmt.Sprintf("latency of %d nsec exceeds specified max (%d nsec): %s %s %d %d",
+			lat, limit, c.path, dirLabel[min(d, dirTrim)], off, n)
+		c.fiolog.errorf("fio: %s\n", msg)
+		c.fatal = &fioError{errno: unix.ETIMEDOUT, where: whereMaxLat, fn: "max latency exceeded",
+			err: fmt.Errorf("job %s: %s: max latency exceeded: %w", c.job.Name, msg, unix.ETIMEDOUT)}
 	}
 }
 

@@ -79,11 +79,37 @@ func textHeader(b *bufio.Writer, v *view) {
 	}
 }
 
+// textVerror is the verror fio's job line shows in parentheses: the
+// error's that stopped the job, or, for the first error continue_on_error
+// let pass, the one fio's engine set (the synchronous engines' fio_io_end;
+// the queueing engines set none, and fio prints "()"). ok is false when
+// the line shows none (no error, or one of writepath's own).
+func textVerror(e entry) (string, bool) {
+	if v := verrorOf(e.err); v != "" {
+		return v, true
+	}
+	if e.err != nil || jobErrno(e) == 0 {
+		return "", false
+	}
+	switch e.job.Ioengine {
+	case fiov1.IOEngine_IO_ENGINE_PSYNC, fiov1.IOEngine_IO_ENGINE_SYNC, fiov1.IOEngine_IO_ENGINE_PVSYNC,
+		fiov1.IOEngine_IO_ENGINE_PVSYNC2, fiov1.IOEngine_IO_ENGINE_UNSPECIFIED:
+		return fmt.Sprintf("file:engines/sync.c:126, func=xfer, error=%s", strerror(jobErrno(e))), true
+	}
+	return "", true
+}
+
 func textEntry(b *bufio.Writer, e entry, v *view) {
 	errno := errnoOf(e.err)
-	fmt.Fprintf(b, "%s: (groupid=%d, jobs=%d): err=%2d: pid=%d: %s\n", e.name, e.group, e.st.jobs, errno,
-		v.pid, fioTime(v.start))
-	if e.err != nil {
+	if ve, ok := textVerror(e); ok {
+		// fio's show_thread_status with ts->verror; the error said all
+		fmt.Fprintf(b, "%s: (groupid=%d, jobs=%d): err=%2d (%s): pid=%d: %s\n", e.name, e.group, e.st.jobs, jobErrno(e),
+			ve, v.pid, fioTime(v.start))
+	} else {
+		fmt.Fprintf(b, "%s: (groupid=%d, jobs=%d): err=%2d: pid=%d: %s\n", e.name, e.group, e.st.jobs, errno,
+			v.pid, fioTime(v.start))
+	}
+	if e.err != nil && verrorOf(e.err) == "" {
 		fmt.Fprintf(b, "  error: %v\n", e.err)
 	}
 	for d := range e.st.dir {

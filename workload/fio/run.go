@@ -249,6 +249,11 @@ func cloneSeed(seed uint64, index int, sh workload.Shard) uint64 {
 // it left.
 func execute(ctx context.Context, clones []*clone, notes []string, env workload.Env, rec *workload.Recorder, w *Workload) (*result, error) {
 	log := env.Logger()
+	if w != nil {
+		for _, c := range clones {
+			c.fiolog = w.log
+		}
+	}
 	for _, n := range notes {
 		log.Info(n)
 	}
@@ -407,6 +412,7 @@ func runClones(ctx context.Context, clones []*clone, rec *workload.Recorder, log
 			c.err = c.waitAndRun(ctx, rec, log)
 			if c.err != nil {
 				log.Error("job failed", "job", c.job.Name, "clone", c.num, "err", c.err)
+				c.fiolog.jobEnded(c.err)
 			}
 		})
 	}

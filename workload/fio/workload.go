@@ -45,7 +45,9 @@ type Workload struct {
 	// etaFollows: the header's blank line is left to the ETA line, which
 	// ends with it (fio prints none between them).
 	etaFollows bool
-	mu         struct {
+	// log (SetFioLog) is where fio's own lines go as the jobs run.
+	log *fioLog
+	mu  struct {
 		sync.Mutex
 		res *result // last run's result; nil before the first run ends
 	}
