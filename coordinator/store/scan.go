@@ -31,7 +31,9 @@ type visitFunc func(k, v []byte) (func() error, error)
 // read (a fleet's run streamed to a slow client) never holds a transaction
 // open, which would keep bbolt from growing its mmap and so stall every
 // commit of the coordinator, and the caller's work never runs inside one.
-// A missing bucket is empty.
+// A missing bucket is empty. Each batch drops the file pages it read from
+// the process's resident set before its transaction closes (releaseRead),
+// so a reader of a store of any size holds about one batch of them.
 func (s *Store) scan(path [][]byte, from []byte, visit visitFunc) error {
 	next, skip := from, false
 	for {
@@ -72,6 +74,7 @@ func (s *Store) scan(path [][]byte, from []byte, visit visitFunc) error {
 				stopped = true
 			}
 			last = bytes.Clone(last)
+			releaseRead(tx)
 			return nil
 		})
 		if err != nil {
