@@ -7,6 +7,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/writepath/writepath/internal/echo"
 )
 
 // A scan's read transaction holds at most scanValues values or scanBytes of
@@ -108,7 +110,8 @@ func bucketAt(tx *bolt.Tx, path [][]byte) *bolt.Bucket {
 // nothing of the transaction's memory escapes.
 func unmarshal(k, v []byte, m proto.Message) error {
 	if err := proto.Unmarshal(v, m); err != nil {
-		return fmt.Errorf("unmarshal %T %q: %w", m, k, err)
+		// Damage, as get reports it: the read's Store names the file.
+		return &CorruptError{What: fmt.Sprintf("%T %s does not decode: %v", m, echo.Quote(string(k)), err)}
 	}
 	return nil
 }
